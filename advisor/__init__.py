@@ -1,0 +1,3 @@
+"""Advisor for running one large language model on several GPUs."""
+
+__version__ = "0.1.0"

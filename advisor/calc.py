@@ -1,0 +1,153 @@
+"""Evaluating the formulas of knowledge/formulas.yaml over facts, and showing them with numbers.
+
+Each formula's text is parsed once into the expression tree of `advisor.expr`; the same tree is
+evaluated here and turned into a sympy expression by `advisor.symbolic` (for `advisor formulas`,
+the rule-base check and the tests), so the shown formula and the computed number cannot drift
+apart. Nothing here imports sympy: the answer path stays fast.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.errors import KnowledgeError
+from advisor.expr import Expression, parse
+from advisor.knowledge import FormulaSpec, Knowledge
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula ready to evaluate: its specification, parsed expression and condition."""
+
+    spec: FormulaSpec
+    expr: Expression
+    when: Expression | None
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """Every fact the formula reads, its condition included."""
+        return self.expr.names | (self.when.names if self.when else frozenset())
+
+    def applies(self, env: Mapping[str, Any]) -> bool:
+        """Whether the condition holds (an unknown condition does not)."""
+        return self.when is None or self.when.evaluate(env) is True
+
+    def compute(self, env: Mapping[str, Any]) -> Any:
+        """The value, or None when an input is unknown or the arithmetic is undefined."""
+        value = self.expr.evaluate(env)
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return None
+        return value
+
+    def text(self) -> str:
+        """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
+        return f"{self.spec.result} = {_render(self.expr.tree, None)}"
+
+    def with_numbers(self, env: Mapping[str, Any]) -> str:
+        """The same formula with the values from `env` in place of the names."""
+        return _render(self.expr.tree, env)
+
+
+def format_number(value: Any) -> str:
+    """A number as people read it: thousands separators, no float noise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    if abs(value) >= 1:
+        return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+    return f"{value:.3g}"
+
+
+class _Numbers(ast.NodeTransformer):
+    def __init__(self, env: Mapping[str, Any] | None) -> None:
+        self.env = env
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if self.env is None:
+            return node
+        value = self.env.get(node.id)
+        return ast.Name(id="?" if value is None else format_number(value), ctx=ast.Load())
+
+
+def _render(tree: ast.expr, env: Mapping[str, Any] | None) -> str:
+    import copy
+
+    text = ast.unparse(_Numbers(env).visit(copy.deepcopy(tree)))
+    return text.replace(" ** ", "^").replace(" * ", " × ")
+
+
+class Calculator:
+    """All formulas in dependency order, split into scenario-wide and per-layout ones."""
+
+    def __init__(self, kb: Knowledge, layout_facts: Iterable[str]) -> None:
+        known = set(kb.facts)
+        self.formulas: dict[str, Formula] = {}
+        for spec in kb.formulas.values():
+            where = f"{spec.where} formula {spec.id}"
+            if spec.result not in known:
+                raise KnowledgeError(f"result {spec.result!r} is not in the fact table", where=where)
+            self.formulas[spec.id] = Formula(
+                spec=spec,
+                expr=parse(spec.expr, known, where=where),
+                when=parse(spec.when, known, where=where) if spec.when else None,
+            )
+        self.order = _topological(self.formulas)
+        layout = set(layout_facts)
+        self.layout_ids: list[str] = []
+        for fid in self.order:
+            f = self.formulas[fid]
+            if f.inputs & layout:
+                self.layout_ids.append(fid)
+                layout.add(f.spec.result)
+        self.scenario_ids = [fid for fid in self.order if fid not in set(self.layout_ids)]
+        self.producers: dict[str, list[str]] = {}
+        for fid in self.order:
+            self.producers.setdefault(self.formulas[fid].spec.result, []).append(fid)
+
+    def run(self, env: dict[str, Any], ids: Iterable[str], trace: dict[str, str]) -> None:
+        """Compute the formulas `ids` in order into `env`; `trace` maps each result to its formula."""
+        for fid in ids:
+            f = self.formulas[fid]
+            result = f.spec.result
+            if result in trace or not f.applies(env):
+                continue
+            env[result] = f.compute(env)
+            trace[result] = fid
+
+    def producer(self, fact: str, trace: Mapping[str, str]) -> Formula | None:
+        """The formula that computed `fact` in a run, if any."""
+        fid = trace.get(fact)
+        return self.formulas.get(fid) if fid else None
+
+
+def _topological(formulas: Mapping[str, Formula]) -> list[str]:
+    producers: dict[str, list[str]] = {}
+    for fid, f in formulas.items():
+        producers.setdefault(f.spec.result, []).append(fid)
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(fid: str, path: tuple[str, ...]) -> None:
+        if state.get(fid) == 2:
+            return
+        if state.get(fid) == 1:
+            raise KnowledgeError("formulas depend on each other in a cycle: " + " -> ".join((*path, fid)))
+        state[fid] = 1
+        for name in sorted(formulas[fid].inputs):
+            for dep in producers.get(name, []):
+                if dep != fid:
+                    visit(dep, (*path, fid))
+        state[fid] = 2
+        order.append(fid)
+
+    for fid in formulas:
+        visit(fid, ())
+    return order

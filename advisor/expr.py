@@ -1,0 +1,209 @@
+"""The small expression language of rule conditions and formulas.
+
+Text is parsed with `ast` into a whitelisted tree and interpreted; it is never passed to `eval`.
+Names must come from a declared table, so an unknown fact is a load error, not a silent False.
+Evaluation uses three-valued logic: a missing fact (None) makes a comparison unknown, and
+`unknown and False` is False, `unknown or True` is True, as in Kleene's logic; `known(x)` asks
+whether a fact has a value at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.errors import ExpressionError
+
+MAX_LENGTH = 600
+MAX_DEPTH = 40
+
+Env = Mapping[str, Any]
+Node = Callable[[Env], Any]
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.Mod: operator.mod,
+    ast.FloorDiv: operator.floordiv,
+}
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _divides(a: Any, b: Any) -> bool:
+    return a != 0 and b % a == 0
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "abs": abs,
+    "divides": _divides,
+}
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A parsed, checked expression: its source text, the names it reads, and its evaluator."""
+
+    text: str
+    names: frozenset[str]
+    tree: ast.expr
+    _run: Node
+
+    def evaluate(self, env: Env) -> Any:
+        """The value over `env`; None when a fact it needs is unknown. Arithmetic errors give None."""
+        try:
+            return self._run(env)
+        except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+            return None
+
+
+def parse(text: str, known: Iterable[str], *, where: str = "") -> Expression:
+    """Parse `text`, allowing only the names in `known` and the functions in FUNCTIONS."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExpressionError("empty expression", where=where)
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"expression longer than {MAX_LENGTH} characters", where=where)
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise ExpressionError(f"cannot parse {text!r}: {exc.msg}", where=where) from None
+    known_set = frozenset(known)
+    names: set[str] = set()
+    run = _compile(tree, known_set, names, where, 0)
+    return Expression(text=text.strip(), names=frozenset(names), tree=tree, _run=run)
+
+
+def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str, depth: int) -> Node:
+    if depth > MAX_DEPTH:
+        raise ExpressionError(f"expression nested deeper than {MAX_DEPTH}", where=where)
+
+    def sub(child: ast.expr) -> Node:
+        return _compile(child, known, names, where, depth + 1)
+
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, (int, float, str, bool)) or node.value is None:
+            raise ExpressionError(f"constant {node.value!r} is not allowed", where=where)
+        value = node.value
+        return lambda env: value
+    if isinstance(node, ast.Name):
+        if node.id in ("true", "false"):
+            flag = node.id == "true"
+            return lambda env: flag
+        if node.id not in known:
+            from advisor.fuzzy import closest
+
+            raise ExpressionError(
+                f"unknown name {node.id!r}", where=where, hint=closest(node.id, known)
+            )
+        names.add(node.id)
+        key = node.id
+        return lambda env: env.get(key)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [sub(e) for e in node.elts]
+        return lambda env: tuple(i(env) for i in items)
+    if isinstance(node, ast.UnaryOp):
+        operand = sub(node.operand)
+        if isinstance(node.op, ast.Not):
+            return lambda env: _not(operand(env))
+        if isinstance(node.op, ast.USub):
+            return lambda env: None if (v := operand(env)) is None else -v
+        raise ExpressionError("only 'not' and '-' are allowed as unary operators", where=where)
+    if isinstance(node, ast.BoolOp):
+        parts = [sub(v) for v in node.values]
+        if isinstance(node.op, ast.And):
+            return lambda env: _and(p(env) for p in parts)
+        return lambda env: _or(p(env) for p in parts)
+    if isinstance(node, ast.BinOp):
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
+        left, right = sub(node.left), sub(node.right)
+        return lambda env: _arith(op, left(env), right(env))
+    if isinstance(node, ast.Compare):
+        ops = []
+        for o in node.ops:
+            fn = _COMPARE.get(type(o))
+            if fn is None:
+                raise ExpressionError(f"comparison {type(o).__name__} is not allowed", where=where)
+            ops.append(fn)
+        first = sub(node.left)
+        rest = [sub(c) for c in node.comparators]
+        return lambda env: _compare(first(env), ops, [r(env) for r in rest])
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "known" and len(node.args) == 1 and not node.keywords:
+            inner = sub(node.args[0])
+            return lambda env: inner(env) is not None
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+            raise ExpressionError(
+                "only the functions " + ", ".join(sorted([*FUNCTIONS, "known"])) + " may be called", where=where
+            )
+        fn = FUNCTIONS[node.func.id]
+        args = [sub(a) for a in node.args]
+        return lambda env: _call(fn, [a(env) for a in args])
+    raise ExpressionError(f"{type(node).__name__} is not allowed in an expression", where=where)
+
+
+def _not(value: Any) -> Any:
+    return None if value is None else not value
+
+
+def _and(values: Iterable[Any]) -> Any:
+    unknown = False
+    for v in values:
+        if v is None:
+            unknown = True
+        elif not v:
+            return False
+    return None if unknown else True
+
+
+def _or(values: Iterable[Any]) -> Any:
+    unknown = False
+    for v in values:
+        if v is None:
+            unknown = True
+        elif v:
+            return True
+    return None if unknown else False
+
+
+def _arith(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    return op(a, b)
+
+
+def _compare(first: Any, ops: list[Callable[[Any, Any], bool]], rest: list[Any]) -> Any:
+    left = first
+    for op, right in zip(ops, rest):
+        if left is None or right is None:
+            return None
+        if not op(left, right):
+            return False
+        left = right
+    return True
+
+
+def _call(fn: Callable[..., Any], args: list[Any]) -> Any:
+    if any(a is None for a in args):
+        return None
+    return fn(*args)

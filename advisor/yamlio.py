@@ -1,0 +1,116 @@
+"""Safe YAML loading with limits, and line numbers on every mapping for located error messages.
+
+Only YAML's safe schema is constructed (no Python objects). Files larger than MAX_BYTES, more than
+MAX_ALIASES alias references (the "billion laughs" attack) or nesting deeper than MAX_DEPTH are refused
+with a message naming the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.errors import AdvisorError, InputError
+
+MAX_BYTES = 8 * 1024 * 1024
+MAX_ALIASES = 100
+MAX_DEPTH = 50
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class Located(dict):
+    """A mapping that remembers the line it started on (1-based)."""
+
+    line: int = 0
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """SafeLoader that counts aliases and records line numbers."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D401 - PyYAML hook
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_ALIASES} alias references (alias expansion refused)")
+        return super().compose_node(parent, index)
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> Located:
+    loader.flatten_mapping(node)
+    result = Located()
+    result.line = node.start_mark.line + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.YAMLError(f"line {key_node.start_mark.line + 1}: a mapping key must be a plain value") from None
+        if key in result:
+            raise yaml.YAMLError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def loads(text: str, where: str, error: type[AdvisorError] = InputError) -> Any:
+    """Parse YAML text; raise `error` with `where` and the line on any problem."""
+    if len(text) > MAX_BYTES:
+        raise error(f"file larger than {MAX_BYTES // (1024 * 1024)} MiB", where=where)
+    if "\x00" in text:
+        raise error("contains NUL bytes; not a YAML text file", where=where)
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = f"line {mark.line + 1}: " if mark is not None else ""
+        raise error(f"{line}malformed YAML: {exc.problem or exc}", where=where) from None
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise error(f"malformed YAML: {exc}", where=where) from None
+    if _depth(data) > MAX_DEPTH:
+        raise error(f"nested deeper than {MAX_DEPTH} levels", where=where)
+    return data
+
+
+def load_file(path: Path, error: type[AdvisorError] = InputError) -> Any:
+    """Read and parse one YAML file, with the limits above."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise error(f"file larger than {MAX_BYTES // (1024 * 1024)} MiB", where=str(path))
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (byte {exc.start})", where=str(path)) from None
+    return loads(text, str(path), error)
+
+
+def line_of(value: Any) -> int:
+    """The line a mapping started on, or 0 when unknown."""
+    return getattr(value, "line", 0)
