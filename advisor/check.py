@@ -64,6 +64,15 @@ def run_case(engine: Engine, case: dict[str, Any], lang: str = "en") -> Recommen
     return engine.evaluate(build(case, engine.kb, where="case"), lang)
 
 
+def case_fires(engine: Engine, rule: Rule, case: dict[str, Any]) -> bool:
+    """Whether `rule` fires for a case: through `size` for sizing rules, else through `recommend`."""
+    if rule.scope == "sizing":
+        from advisor.sizing import size
+
+        return any(f.rule == rule.id for f in size(engine, case, where="case").purchase)
+    return fired_anywhere(run_case(engine, case), rule.id)
+
+
 def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> None:
     """Every rule fires on each of its `fires` cases and stays quiet on each `quiet` case."""
     for rule in rules:
@@ -71,22 +80,18 @@ def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> N
             report.add(f"rule {rule.id}", "has no case that fires it (cases.fires)")
         if not rule.cases_quiet:
             report.add(f"rule {rule.id}", "has no case where it stays quiet (cases.quiet)")
-        for i, case in enumerate(rule.cases_fire):
-            try:
-                rec = run_case(engine, dict(case))
-            except AdvisorError as exc:
-                report.add(f"rule {rule.id} fires[{i}]", f"case is not a valid scenario: {exc.one_line()}")
-                continue
-            if not fired_anywhere(rec, rule.id):
-                report.add(f"rule {rule.id} fires[{i}]", "the case does not fire the rule")
-        for i, case in enumerate(rule.cases_quiet):
-            try:
-                rec = run_case(engine, dict(case))
-            except AdvisorError as exc:
-                report.add(f"rule {rule.id} quiet[{i}]", f"case is not a valid scenario: {exc.one_line()}")
-                continue
-            if fired_anywhere(rec, rule.id):
-                report.add(f"rule {rule.id} quiet[{i}]", "the rule fires where the case says it stays quiet")
+        for kind, cases, expected in (("fires", rule.cases_fire, True), ("quiet", rule.cases_quiet, False)):
+            for i, case in enumerate(cases):
+                try:
+                    fired = case_fires(engine, rule, dict(case))
+                except AdvisorError as exc:
+                    report.add(f"rule {rule.id} {kind}[{i}]", f"case is not a valid scenario: {exc.one_line()}")
+                    continue
+                if fired != expected:
+                    report.add(
+                        f"rule {rule.id} {kind}[{i}]",
+                        "the case does not fire the rule" if expected else "the rule fires where the case says it stays quiet",
+                    )
 
 
 def check(engine: Engine, run_cases: bool = True) -> Report:

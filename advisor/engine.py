@@ -195,6 +195,11 @@ class Engine:
             out: _round(final_env.get(name)) if name in final_env and (chosen or name in env) else None
             for out, name in CONTRACT_FIGURES.items()
         }
+        traces = {
+            out: self.figure(name, final_env, final_trace, origin, lang)
+            for out, name in CONTRACT_FIGURES.items()
+            if figures.get(out) is not None
+        }
         return Recommendation(
             input=s.data,
             layout=chosen.layout if chosen else None,
@@ -205,6 +210,7 @@ class Engine:
             launch=launch_commands(s, chosen.layout, chosen.env) if chosen else {},
             lang=lang,
             firings=firings,
+            traces=traces,
             env=final_env,
             trace=final_trace,
             rule_base_hash=self.rule_base_hash,

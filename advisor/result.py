@@ -93,6 +93,7 @@ class Recommendation:
     launch: dict[str, str]
     lang: str = "en"
     firings: list[Firing] = field(default_factory=list)
+    traces: dict[str, FigureTrace] = field(default_factory=dict)
     env: dict[str, Any] = field(default_factory=dict)
     trace: dict[str, str] = field(default_factory=dict)
     rule_base_hash: str = ""
@@ -102,10 +103,13 @@ class Recommendation:
         """The finding of a rule, if it fired."""
         return next((f for f in self.findings if f.rule == rule_id), None)
 
-    def sources(self) -> list[Citation]:
-        """Every citation of every finding, in order of first use, for footnotes."""
-        seen: dict[tuple[str, str], Citation] = {}
+    def citations(self) -> list[Citation]:
+        """Every citation of the figures and findings, in order of first use, for footnotes."""
+        seen: dict[tuple[str, str, str | None], Citation] = {}
+        for t in self.traces.values():
+            if t.cite is not None:
+                seen.setdefault((t.cite.source, t.cite.locator, t.cite.quote), t.cite)
         for f in self.findings:
             for c in f.sources:
-                seen.setdefault((c.source, c.locator), c)
+                seen.setdefault((c.source, c.locator, c.quote), c)
         return list(seen.values())

@@ -21,7 +21,7 @@ from advisor.yamlio import line_of, load_file
 
 Severity = Literal["info", "advice", "warning", "error"]
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
-SCOPES = ("scenario", "layout")
+SCOPES = ("scenario", "layout", "sizing")
 EFFECTS = ("none", "reject", "discourage")
 RULE_KEYS = frozenset(
     {"id", "title", "severity", "topics", "scope", "effect", "when", "explain", "fix", "verify", "figures",

@@ -34,6 +34,7 @@ TOP_FIELDS = ("model", "precision", "kv_cache_dtype", "hardware", "workload", "e
 HARDWARE_FIELDS = ("gpu", "gpus_per_node", "nodes", "nvlink", "node_link_gbps", "virtualized", "iommu", "acs", "p2p")
 WORKLOAD_FIELDS = (
     "kind", "goal", "concurrent_conversations", "context_tokens", "prompt_tokens", "memory_utilization", "micro_batches",
+    "independent_models",
 )
 
 
@@ -163,6 +164,7 @@ PARSERS: dict[str, Callable[[Any, str], Any]] = {
     "workload.prompt_tokens": _tokens,
     "workload.memory_utilization": _fraction,
     "workload.micro_batches": _count,
+    "workload.independent_models": _count,
 }
 
 
@@ -273,6 +275,7 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
             "prompt_tokens": prompt,
             "memory_utilization": pick("workload.memory_utilization", "memory_utilization", 0.9),
             "micro_batches": values.get("workload.micro_batches"),
+            "independent_models": pick("workload.independent_models", "independent_models", 1),
         },
         "engine": pick("engine", "engine", "vllm"),
     }

@@ -1,0 +1,257 @@
+"""The `advisor` command line. Results go to stdout, diagnostics to stderr; exit codes in ExitCode.
+
+Imports are deferred to the subcommand that needs them, so `advisor --version` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from advisor import __version__
+from advisor.errors import AdvisorError, ExitCode, InputError
+
+FORMATS = ("text", "json", "md")
+
+
+def _scenario_flags(p: argparse.ArgumentParser, sizing: bool = False) -> None:
+    g = p.add_argument_group("scenario (flags override the fields of a scenario file)")
+    g.add_argument("--model", help="model name or alias (fuzzy), or a path to a config.json")
+    g.add_argument("--precision", help="bf16 | fp16 | fp8 | int8 | int4 | nvfp4 | mxfp4")
+    g.add_argument("--kv-cache-dtype", help="bf16 | fp16 | fp8 (default bf16)")
+    if not sizing:
+        g.add_argument("--gpu", help="GPU name or alias (fuzzy)")
+        g.add_argument("--gpus", type=str, help="GPUs per node")
+        g.add_argument("--nodes", type=str, help="number of nodes (default 1)")
+        g.add_argument("--nvlink", help="none | bridge-2 | bridge-4 | nvswitch (default: the card's usual)")
+        g.add_argument("--node-link-gbps", type=str, help="network between nodes, Gb/s per direction")
+        g.add_argument("--virtualized", help="yes | no: the GPUs run in a virtual machine")
+        g.add_argument("--iommu", help="off | passthrough | translated | unknown")
+        g.add_argument("--acs", help="disabled | enabled | unknown")
+        g.add_argument("--p2p", help="ok | broken | unknown")
+        g.add_argument("--goal", help="throughput | latency | capacity")
+        g.add_argument("--engine", help="vllm | sglang")
+        g.add_argument("--prompt", type=str, help="typical prompt length in tokens")
+        g.add_argument("--memory-utilization", type=str, help="share of GPU memory the engine may use (default 0.9)")
+        g.add_argument("--micro-batches", type=str, help="micro-batches per training step")
+    g.add_argument("--workload", choices=("inference", "training"), help="inference (default) or training")
+    g.add_argument("--users", type=str, help="conversations at the same time")
+    g.add_argument("--context", type=str, help="context tokens per conversation, e.g. 8192 or 8k")
+
+
+FLAG_PATHS = {
+    "model": "model", "precision": "precision", "kv_cache_dtype": "kv_cache_dtype", "engine": "engine",
+    "gpu": "hardware.gpu", "gpus": "hardware.gpus_per_node", "nodes": "hardware.nodes", "nvlink": "hardware.nvlink",
+    "node_link_gbps": "hardware.node_link_gbps", "virtualized": "hardware.virtualized", "iommu": "hardware.iommu",
+    "acs": "hardware.acs", "p2p": "hardware.p2p", "workload": "workload.kind", "goal": "workload.goal",
+    "users": "workload.concurrent_conversations", "context": "workload.context_tokens",
+    "prompt": "workload.prompt_tokens", "memory_utilization": "workload.memory_utilization",
+    "micro_batches": "workload.micro_batches",
+}
+
+
+def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | None]:
+    """The scenario mapping from an optional file plus flags, where it came from, and its folder."""
+    from advisor.scenario import load_scenario_file
+
+    raw: dict[str, Any] = {}
+    where, base = "flags", None
+    if getattr(args, "scenario", None):
+        path = Path(args.scenario)
+        raw = load_scenario_file(path)
+        where, base = str(path), path.parent
+    for flag, path in FLAG_PATHS.items():
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if "." in path:
+            section, key = path.split(".")
+            node = raw.setdefault(section, {})
+            if not isinstance(node, dict):
+                raise InputError(f"{section!r} should be a mapping of fields", where=where)
+            node[key] = value
+        else:
+            raw[path] = value
+    return raw, where, base
+
+
+def _layout_arg(text: str) -> Any:
+    """'tp=4,pp=2,replicas=1,ep=1' or 'TP4xPP2' into a Layout."""
+    import re
+
+    from advisor.layouts import Layout
+
+    values = {"replicas": 1, "tp": 1, "pp": 1, "ep": 1}
+    for key, num in re.findall(r"(replicas|dp|tp|pp|ep)\s*=?\s*(\d+)", text.lower()):
+        values["replicas" if key == "dp" else key] = int(num)
+    if not re.search(r"\d", text):
+        raise InputError(f"cannot read layout {text!r}", hint="write it like tp=4,pp=2 or replicas=2,tp=2")
+    return Layout(values["replicas"], values["tp"], values["pp"], values["ep"])
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    from advisor.engine import Engine
+    from advisor.scenario import build
+
+    engine = Engine.load()
+    raw, where, base = raw_scenario(args)
+    scenario = build(raw, engine.kb, where=where, base_dir=base)
+    only = _layout_arg(args.layout) if args.layout else None
+    if only is not None and only.gpus > scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]:
+        raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")
+    rec = engine.evaluate(scenario, lang=args.lang, only=only)
+    _print_recommendation(rec, engine, args.format)
+    return ExitCode.OK
+
+
+def _print_recommendation(rec: Any, engine: Any, fmt: str) -> None:
+    if fmt == "json":
+        from advisor.render.jsonout import dumps
+
+        sys.stdout.write(dumps(rec))
+    elif fmt == "md":
+        from advisor.render.markdown import recommendation
+
+        sys.stdout.write(recommendation(rec, engine.kb))
+    else:
+        from advisor.render.text import recommendation
+
+        sys.stdout.write(recommendation(rec, engine.kb))
+
+
+def cmd_size(args: argparse.Namespace) -> int:
+    from advisor.engine import Engine
+    from advisor.sizing import render_json, render_markdown, render_text, size
+
+    engine = Engine.load()
+    raw, where, base = raw_scenario(args)
+    if "model" not in raw:
+        raise InputError("missing --model (or 'model' in the scenario file)")
+    result = size(engine, raw, lang=args.lang, where=where, base_dir=base, platforms=args.platform)
+    render = {"json": render_json, "md": render_markdown}.get(args.format, render_text)
+    sys.stdout.write(render(result, engine.kb))
+    return ExitCode.OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from advisor.catalogue import explain_rule
+    from advisor.engine import Engine
+
+    engine = Engine.load()
+    sys.stdout.write(explain_rule(engine, args.rule_id, args.lang))
+    return ExitCode.OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from advisor.engine import Engine
+
+    engine = Engine.load()
+    if args.action == "check":
+        from advisor.check import check
+
+        report = check(engine, run_cases=not args.quick)
+        for problem in report.problems:
+            print(problem, file=sys.stderr)
+        counts = ", ".join(f"{n} {k}" for k, n in report.checked.items())
+        if report.problems:
+            print(f"rules check: {len(report.problems)} problem(s) in {counts}", file=sys.stderr)
+            return ExitCode.UNUSABLE
+        print(f"rules check: ok ({counts})")
+        return ExitCode.OK
+    from advisor.catalogue import list_rules
+
+    sys.stdout.write(list_rules(engine, args.lang, args.topic))
+    return ExitCode.OK
+
+
+def cmd_listing(args: argparse.Namespace) -> int:
+    from advisor import catalogue
+    from advisor.knowledge import load
+
+    kb = load()
+    render = {
+        "sources": catalogue.list_sources, "gpus": catalogue.list_gpus, "models": catalogue.list_models,
+        "conflicts": catalogue.list_conflicts, "platforms": catalogue.list_platforms,
+    }[args.command]
+    sys.stdout.write(render(kb, args.lang))
+    return ExitCode.OK
+
+
+def cmd_formulas(args: argparse.Namespace) -> int:
+    from advisor.catalogue import list_formulas
+    from advisor.knowledge import load
+
+    sys.stdout.write(list_formulas(load(), args.lang, sympy_form=not args.plain))
+    return ExitCode.OK
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    p = argparse.ArgumentParser(
+        prog="advisor",
+        description="One card, replicas, or a split? Recommends how to run one LLM on several GPUs, with the numbers, the reasons and the sources.",
+    )
+    p.add_argument("--version", action="version", version=f"advisor {__version__}")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--lang", choices=("en", "de"), default="en", help="language of the output")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("recommend", parents=[common], help="one card, replicas or a split for a scenario")
+    r.add_argument("scenario", nargs="?", help="scenario YAML file (optional; flags may give every field)")
+    _scenario_flags(r)
+    r.add_argument("--layout", help="evaluate this layout instead of choosing, e.g. tp=4,pp=2 (why not X?)")
+    r.add_argument("--format", choices=FORMATS, default="text")
+    r.set_defaults(func=cmd_recommend)
+
+    s = sub.add_parser("size", parents=[common], help="for each catalogue platform: fits, split, or not; smallest that serves")
+    s.add_argument("scenario", nargs="?", help="scenario YAML file (model, precision, workload)")
+    _scenario_flags(s, sizing=True)
+    s.add_argument("--platform", action="append", help="only this platform id (repeatable)")
+    s.add_argument("--format", choices=FORMATS, default="text")
+    s.set_defaults(func=cmd_size)
+
+    e = sub.add_parser("explain", parents=[common], help="a rule's page: what, why, example, sources")
+    e.add_argument("rule_id")
+    e.set_defaults(func=cmd_explain)
+
+    ru = sub.add_parser("rules", parents=[common], help="list the rules, or `rules check` the rule and knowledge base")
+    ru.add_argument("action", nargs="?", choices=("list", "check"), default="list")
+    ru.add_argument("--topic", help="only rules with this topic")
+    ru.add_argument("--quick", action="store_true", help="check: skip running every rule's cases")
+    ru.set_defaults(func=cmd_rules)
+
+    for name, text in (
+        ("sources", "the sources with their trust notes"), ("gpus", "the GPU catalogue"),
+        ("models", "the model catalogue"), ("conflicts", "where sources disagree, and the resolution"),
+        ("platforms", "the platforms `size` compares"),
+    ):
+        sp = sub.add_parser(name, parents=[common], help=text)
+        sp.set_defaults(func=cmd_listing)
+    f = sub.add_parser("formulas", parents=[common], help="every formula, symbolically, with units and source")
+    f.add_argument("--plain", action="store_true", help="skip the sympy form (faster)")
+    f.set_defaults(func=cmd_formulas)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    p = parser()
+    args = p.parse_args(argv)
+    if not getattr(args, "func", None):
+        p.print_help()
+        return ExitCode.OK
+    try:
+        return int(args.func(args))
+    except AdvisorError as exc:
+        if args.debug:
+            raise
+        print(f"advisor: error: {exc.one_line()}", file=sys.stderr)
+        return int(exc.exit_code)
+    except BrokenPipeError:
+        return ExitCode.OK
+    except KeyboardInterrupt:
+        return 130

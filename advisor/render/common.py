@@ -1,0 +1,117 @@
+"""Pieces shared by the text and Markdown reports: numbers with units, figure rows, footnotes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.calc import format_number
+from advisor.knowledge import Citation, Knowledge
+from advisor.render import label
+from advisor.result import FigureTrace, Recommendation
+
+FIGURE_ORDER = (
+    "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
+    "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
+)
+
+
+def number(value: Any, unit: str | None, lang: str) -> str:
+    """A value with its unit, German separators for German."""
+    if value is None:
+        return "?"
+    if unit == "1" and isinstance(value, float):
+        text = f"{value:.1%}"
+    else:
+        text = format_number(value)
+        if unit and unit not in ("1",):
+            text = f"{text} {unit}"
+    if lang == "de" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        head, _, tail = text.partition(" ")
+        text = head.translate(str.maketrans(",.", ".,")) + (f" {tail}" if tail else "")
+    return text
+
+
+@dataclass
+class Footnotes:
+    """Citations numbered in order of first use."""
+
+    kb: Knowledge
+    items: list[Citation]
+
+    @classmethod
+    def of(cls, rec: Recommendation, kb: Knowledge) -> Footnotes:
+        """Footnotes for a recommendation's figures and findings."""
+        return cls(kb, rec.citations())
+
+    def ref(self, c: Citation | None) -> str:
+        """The footnote number of a citation, as '[n]'."""
+        if c is None:
+            return ""
+        for i, item in enumerate(self.items, 1):
+            if (item.source, item.locator, item.quote) == (c.source, c.locator, c.quote):
+                return f"[{i}]"
+        self.items.append(c)
+        return f"[{len(self.items)}]"
+
+    def line(self, c: Citation) -> str:
+        """One footnote: source title, publisher, date, locator and the quoted words."""
+        s = self.kb.sources.get(c.source)
+        title = f"{s.title} ({s.publisher}, {s.date})" if s else c.source
+        where = f" — {c.locator}" if c.locator else ""
+        quote = f": “{c.quote}”" if c.quote else ""
+        url = f" {s.url}" if s and s.url else ""
+        return f"{title}{where}{quote}{url}"
+
+
+def kind_label(t: FigureTrace, lang: str) -> str:
+    """What kind of number a figure is: exact, estimate, upper bound, catalogue value, ..."""
+    key = {"layout": "layout_fact"}.get(t.kind, t.kind)
+    try:
+        return label(key, lang)
+    except KeyError:
+        return t.kind
+
+
+def figure_rows(rec: Recommendation, notes: Footnotes) -> list[tuple[str, str, str]]:
+    """(label, value with unit, how it was obtained) for each contract figure that applies."""
+    rows = []
+    for key in FIGURE_ORDER:
+        t = rec.traces.get(key)
+        if t is None:
+            continue
+        how = kind_label(t, rec.lang)
+        if t.with_numbers:
+            how += f": {t.with_numbers}"
+        if t.assumptions:
+            how += f" ({t.assumptions})"
+        rows.append((label(key if key != "conversations" else "conversations_figure", rec.lang),
+                     number(t.value, t.unit, rec.lang), f"{how} {notes.ref(t.cite)}".strip()))
+    return rows
+
+
+def headline(rec: Recommendation) -> str:
+    """The decision in one line: the layout and what it means."""
+    lang = rec.lang
+    if rec.layout is None:
+        return label("no_layout", lang)
+    x = rec.layout
+    if x.gpus_per_replica == 1:
+        what = f"{x.replicas} × {label('one_copy_per_gpu', lang)}" if x.replicas > 1 else "1 GPU"
+        return f"{x.label()} — {what}" if x.ep > 1 else what
+    copies = f"{x.replicas} {label('copies', lang)}, " if x.replicas > 1 else ""
+    return f"{x.label()} — {copies}{x.gpus_per_replica} {label('gpus_per_copy', lang)}"
+
+
+def scenario_line(rec: Recommendation) -> str:
+    """The scenario in one line."""
+    d = rec.input
+    hw, wl = d["hardware"], d["workload"]
+    users = wl.get("concurrent_conversations")
+    nodes = f" × {hw['nodes']} nodes" if hw["nodes"] > 1 else ""
+    who = f"{users} {label('conversations', rec.lang)} × " if users else ""
+    return (
+        f"{d['model']} · {d['precision'].upper()} (KV {d['kv_cache_dtype'].upper()}) · "
+        f"{hw['gpus_per_node']} × {hw['gpu']}{nodes} · {who}{number(wl['context_tokens'], 'tokens', rec.lang)} · "
+        f"{wl['kind']}, {wl['goal']}"
+    )
