@@ -129,7 +129,7 @@ class Engine:
         env["conversations_one_gpu"] = one.env.get("conversations_per_replica") if one else None
         env["replicas_conversations"] = one.env.get("conversations") if one else None
         env["any_layout_fits"] = bool(fits)
-        env["min_gpus_to_fit"] = min((c.layout.gpus_per_replica for c in fits), default=None)
+        env["min_gpus_to_fit"] = min((c.layout.gpus_per_instance for c in fits), default=None)
         for name in ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit"):
             origin[name] = Origin("derived", "layout search")
 

@@ -7,6 +7,7 @@ adds the cross-checks (citations resolve, quotes match, every figure has a sourc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -591,7 +592,9 @@ def _find(name: str, index: dict[str, str], what: str, listing: str) -> str:
         raise InputError(f"empty {what} name")
     if key in index:
         return index[key]
-    found = process.extract(key, list(index), scorer=fuzz.WRatio, limit=5, score_cutoff=85)
+    numbers = set(re.findall(r"\d+", key))
+    pool = [name for name in index if numbers <= set(re.findall(r"\d+", name))]
+    found = process.extract(key, pool, scorer=fuzz.WRatio, limit=5, score_cutoff=85)
     ids = list(dict.fromkeys(index[m] for m, _s, _i in found))
     if len(ids) == 1:
         return ids[0]

@@ -27,6 +27,11 @@ class Layout:
         return self.tp * self.pp
 
     @property
+    def gpus_per_instance(self) -> int:
+        """GPUs that must run together: one copy, or every copy that shares experts through EP."""
+        return self.ep * self.pp if self.ep > 1 else self.gpus_per_replica
+
+    @property
     def gpus(self) -> int:
         """GPUs the layout uses."""
         return self.replicas * self.gpus_per_replica

@@ -1,8 +1,8 @@
 """Safe YAML loading with limits, and line numbers on every mapping for located error messages.
 
 Only YAML's safe schema is constructed (no Python objects). Files larger than MAX_BYTES, more than
-MAX_ALIASES alias references (the "billion laughs" attack) or nesting deeper than MAX_DEPTH are refused
-with a message naming the file.
+MAX_ALIASES alias references, documents whose aliases expand past MAX_NODES values (the "billion
+laughs" attack) or nesting deeper than MAX_DEPTH are refused with a message naming the file.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from advisor.errors import AdvisorError, InputError
 MAX_BYTES = 8 * 1024 * 1024
 MAX_ALIASES = 100
 MAX_DEPTH = 50
+MAX_NODES = 200_000
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -61,19 +62,21 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> Located:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _depth(value: Any, limit: int = MAX_DEPTH) -> int:
+def _shape(value: Any) -> tuple[int, int]:
+    """Depth and expanded size of a parsed document, stopping early past the limits."""
     stack: list[tuple[Any, int]] = [(value, 1)]
-    deepest = 0
+    deepest = size = 0
     while stack:
         item, depth = stack.pop()
+        size += 1
         deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
+        if deepest > MAX_DEPTH or size > MAX_NODES:
+            break
         if isinstance(item, dict):
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
-    return deepest
+    return deepest, size
 
 
 def loads(text: str, where: str, error: type[AdvisorError] = InputError) -> Any:
@@ -90,8 +93,11 @@ def loads(text: str, where: str, error: type[AdvisorError] = InputError) -> Any:
         raise error(f"{line}malformed YAML: {exc.problem or exc}", where=where) from None
     except (yaml.YAMLError, RecursionError) as exc:
         raise error(f"malformed YAML: {exc}", where=where) from None
-    if _depth(data) > MAX_DEPTH:
+    depth, size = _shape(data)
+    if depth > MAX_DEPTH:
         raise error(f"nested deeper than {MAX_DEPTH} levels", where=where)
+    if size > MAX_NODES:
+        raise error(f"expands to more than {MAX_NODES:,} values (alias expansion refused)", where=where)
     return data
 
 
