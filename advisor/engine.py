@@ -275,6 +275,7 @@ class Engine:
             title=formula.spec.title.get(lang),
             assumptions=formula.spec.assumptions.get(lang),
             cite=formula.spec.cite,
+            shows_input=formula.spec.display == "input",
             inputs=inputs,
         )
 

@@ -234,6 +234,7 @@ class FormulaSpec:
     assumptions: Text
     cite: Citation
     when: str | None = None
+    display: str = "formula"  # formula | input (a unit conversion: show where the input came from)
     where: str = ""
 
 
@@ -510,6 +511,7 @@ def _formula(raw: Any, where: str) -> FormulaSpec:
         assumptions=e.text("assumptions"),  # type: ignore[arg-type]
         cite=citation(e.get("cite", dict), e.where),
         when=e.get("when", str, None),
+        display=e.get("display", str, "formula"),
         where=e.where,
     )
 

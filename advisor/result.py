@@ -28,6 +28,7 @@ class FigureTrace:
     assumptions: str = ""
     cite: Citation | None = None
     detail: str = ""
+    shows_input: bool = False
     inputs: tuple[FigureTrace, ...] = ()
 
 

@@ -10,6 +10,7 @@ from advisor.knowledge import Citation, Knowledge
 from advisor.render import label
 from advisor.result import FigureTrace, Recommendation
 
+COUNT_UNITS = ("1", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
 FIGURE_ORDER = (
     "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
     "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
@@ -24,7 +25,7 @@ def number(value: Any, unit: str | None, lang: str) -> str:
         text = f"{value:.1%}"
     else:
         text = format_number(value)
-        if unit and unit not in ("1",):
+        if unit and unit not in COUNT_UNITS:
             text = f"{text} {unit}"
     if lang == "de" and isinstance(value, (int, float)) and not isinstance(value, bool):
         head, _, tail = text.partition(" ")
@@ -41,8 +42,8 @@ class Footnotes:
 
     @classmethod
     def of(cls, rec: Recommendation, kb: Knowledge) -> Footnotes:
-        """Footnotes for a recommendation's figures and findings."""
-        return cls(kb, rec.citations())
+        """Empty footnotes for a recommendation, numbered as the report refers to them."""
+        return cls(kb, [])
 
     def ref(self, c: Citation | None) -> str:
         """The footnote number of a citation, as '[n]'."""
@@ -80,14 +81,25 @@ def figure_rows(rec: Recommendation, notes: Footnotes) -> list[tuple[str, str, s
         t = rec.traces.get(key)
         if t is None:
             continue
-        how = kind_label(t, rec.lang)
-        if t.with_numbers:
-            how += f": {t.with_numbers}"
-        if t.assumptions:
-            how += f" ({t.assumptions})"
+        how, cite = _describe(t, rec.lang)
         rows.append((label(key if key != "conversations" else "conversations_figure", rec.lang),
-                     number(t.value, t.unit, rec.lang), f"{how} {notes.ref(t.cite)}".strip()))
+                     number(t.value, t.unit, rec.lang), f"{how} {notes.ref(cite)}".strip()))
     return rows
+
+
+def _describe(t: FigureTrace, lang: str) -> tuple[str, Citation | None]:
+    """How a figure was obtained, in one phrase; a unit conversion is described by what it converts."""
+    if t.shows_input:
+        named = [i for i in t.inputs if i.formula or i.detail or i.cite]
+        if len(named) == 1:
+            inner, cite = _describe(named[0], lang)
+            return inner, cite or t.cite
+    if not t.formula:
+        return (f"{kind_label(t, lang)}: {t.detail}" if t.detail else kind_label(t, lang)), t.cite
+    how = f"{kind_label(t, lang)}: {t.with_numbers}"
+    if t.assumptions:
+        how += f" ({t.assumptions})"
+    return how, t.cite
 
 
 def headline(rec: Recommendation) -> str:
