@@ -46,15 +46,17 @@ class Formula:
         """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
         return f"{self.spec.result} = {_render(self.expr.tree, None)}"
 
-    def with_numbers(self, env: Mapping[str, Any]) -> str:
+    def with_numbers(self, env: Mapping[str, Any], lang: str = "en") -> str:
         """The same formula with the values from `env` in place of the names."""
-        return _render(self.expr.tree, env)
+        return _render(self.expr.tree, env, lang)
 
 
-def format_number(value: Any) -> str:
-    """A number as people read it: thousands separators, no float noise."""
+def format_number(value: Any, lang: str = "en") -> str:
+    """A number as people read it: thousands separators, no float noise; German swaps , and ."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
+    if lang == "de":
+        return format_number(value).translate(str.maketrans(",.", ".,"))
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
     if isinstance(value, int):
@@ -67,20 +69,21 @@ def format_number(value: Any) -> str:
 
 
 class _Numbers(ast.NodeTransformer):
-    def __init__(self, env: Mapping[str, Any] | None) -> None:
+    def __init__(self, env: Mapping[str, Any] | None, lang: str) -> None:
         self.env = env
+        self.lang = lang
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if self.env is None:
             return node
         value = self.env.get(node.id)
-        return ast.Name(id="?" if value is None else format_number(value), ctx=ast.Load())
+        return ast.Name(id="?" if value is None else format_number(value, self.lang), ctx=ast.Load())
 
 
-def _render(tree: ast.expr, env: Mapping[str, Any] | None) -> str:
+def _render(tree: ast.expr, env: Mapping[str, Any] | None, lang: str = "en") -> str:
     import copy
 
-    text = ast.unparse(_Numbers(env).visit(copy.deepcopy(tree)))
+    text = ast.unparse(_Numbers(env, lang).visit(copy.deepcopy(tree)))
     return text.replace(" ** ", "^").replace(" * ", " × ")
 
 

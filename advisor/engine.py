@@ -271,7 +271,7 @@ class Engine:
             kind=formula.spec.kind,
             formula_id=formula.spec.id,
             formula=formula.text(),
-            with_numbers=formula.with_numbers(env),
+            with_numbers=formula.with_numbers(env, lang),
             title=formula.spec.title.get(lang),
             assumptions=formula.spec.assumptions.get(lang),
             cite=formula.spec.cite,
