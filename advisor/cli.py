@@ -136,6 +136,33 @@ def cmd_size(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from advisor.audit import audit
+    from advisor.engine import Engine
+    from advisor.render import audit as render
+    from advisor.rules import SEVERITIES
+
+    engine = Engine.load()
+    result = audit(engine, [Path(p) for p in args.paths], lang=args.lang)
+    write = {"json": render.to_json, "md": render.to_markdown, "sarif": render.to_sarif}.get(args.format, render.to_text)
+    sys.stdout.write(write(result, engine))
+    worst = result.worst()
+    if args.fail_on != "never" and worst is not None and SEVERITIES.index(worst) >= SEVERITIES.index(args.fail_on):
+        return ExitCode.FINDINGS
+    return ExitCode.OK
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from advisor.collect import collect
+
+    manifest = collect(Path(args.output))
+    for step in manifest["steps"]:  # type: ignore[attr-defined]
+        if step["status"] != "ok":
+            print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
+    print(f"{args.output}: {manifest['summary']}; run `advisor audit {args.output}` anywhere")
+    return ExitCode.OK
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from advisor.catalogue import explain_rule
     from advisor.engine import Engine
@@ -213,6 +240,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--platform", action="append", help="only this platform id (repeatable)")
     s.add_argument("--format", choices=FORMATS, default="text")
     s.set_defaults(func=cmd_size)
+
+    a = sub.add_parser("audit", parents=[common], help="check a deployment against the rules from host evidence")
+    a.add_argument("paths", nargs="+", help="bundle folders and files, in any order and under any names")
+    a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
+    a.add_argument("--fail-on", choices=("error", "warning", "advice", "info", "never"), default="error",
+                   help="exit 1 when an unsuppressed finding is at or above this severity (default: error)")
+    a.set_defaults(func=cmd_audit)
+
+    c = sub.add_parser("collect", help="gather host evidence into a folder for `advisor audit`")
+    c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
+    c.set_defaults(func=cmd_collect)
 
     e = sub.add_parser("explain", parents=[common], help="a rule's page: what, why, example, sources")
     e.add_argument("rule_id")

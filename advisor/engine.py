@@ -96,24 +96,41 @@ class Engine:
 
     # --- evaluation --------------------------------------------------------------------------
 
-    def candidate(self, layout: Layout, env: Mapping[str, Any], trace: Mapping[str, str]) -> Candidate:
-        """Facts of one layout: the scenario's, its links', and the layout formulas' results."""
+    def candidate(
+        self, layout: Layout, env: Mapping[str, Any], trace: Mapping[str, str], known: Mapping[str, Any] | None = None
+    ) -> Candidate:
+        """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
+        layout formulas' results."""
         lenv = dict(env)
         lenv.update(link_facts(layout, env, self.latency_us))
+        if known:
+            lenv.update(known)
         ltrace = dict(trace)
         self.calc.run(lenv, self.calc.layout_ids, ltrace)
         return Candidate(layout, lenv, ltrace, {})
 
-    def evaluate(self, s: Scenario, lang: str = "en", only: Layout | None = None) -> Recommendation:
-        """The recommendation for a scenario; with `only`, the evaluation of that one layout."""
+    def evaluate(
+        self,
+        s: Scenario,
+        lang: str = "en",
+        only: Layout | None = None,
+        known: Mapping[str, Any] | None = None,
+        known_origin: Mapping[str, Origin] | None = None,
+    ) -> Recommendation:
+        """The recommendation for a scenario; with `only`, the evaluation of that one layout; `known`
+        facts (read from a host by the audit) replace what the advisor would otherwise assume."""
         env, origin = scenario_facts(s, self.kb)
+        if known:
+            env.update({k: v for k, v in known.items() if self.kb.facts.get(k) and self.kb.facts[k].kind != "layout"})
+            origin.update(known_origin or {})
         trace: dict[str, str] = {}
         self.calc.run(env, self.calc.scenario_ids, trace)
         moe = env["model_kind"] == "moe"
         layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
-        cands = [self.candidate(x, env, trace) for x in layouts]
+        layout_known = {k: v for k, v in (known or {}).items() if self.kb.facts.get(k) and self.kb.facts[k].kind == "layout"}
+        cands = [self.candidate(x, env, trace, layout_known if x == only else None) for x in layouts]
         self._scenario_from_layouts(env, cands, origin)
         for c in cands:
             for name in ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit"):
@@ -339,7 +356,8 @@ class Engine:
                 prior = found.get(name)
                 rules = (*(prior.rules if prior else ()), rule.id)
                 text = why if prior is None else prior.why
-                found[name] = Unknown(name, spec.question.get(lang), text, tuple(dict.fromkeys(rules)))
+                settle = spec.settle.get(lang) if spec.settle else None
+                found[name] = Unknown(name, spec.question.get(lang), text, tuple(dict.fromkeys(rules)), settle)
         return list(found.values())
 
 

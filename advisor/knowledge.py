@@ -85,6 +85,7 @@ class FactSpec:
     choices: tuple[str, ...] = ()
     question: Text | None = None
     scenario: str | None = None
+    settle: Text | None = None
 
 
 @dataclass(frozen=True)
@@ -367,6 +368,7 @@ def _fact(name: str, raw: Any, where: str) -> FactSpec:
         choices=tuple(e.get("choices", list, [])),
         question=e.text("question", None),
         scenario=e.get("scenario", str, None),
+        settle=e.text("settle", None),
     )
 
 

@@ -58,6 +58,8 @@ class Finding:
     facts: dict[str, Any] = field(default_factory=dict)
     layout: str | None = None
     conflicts: tuple[str, ...] = ()
+    evidence: tuple[Any, ...] = ()
+    suppressed: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class Unknown:
     question: str
     why: str
     rules: tuple[str, ...] = ()
+    settle: str | None = None
 
 
 @dataclass

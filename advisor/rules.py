@@ -21,7 +21,7 @@ from advisor.yamlio import line_of, load_file
 
 Severity = Literal["info", "advice", "warning", "error"]
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
-SCOPES = ("scenario", "layout", "sizing")
+SCOPES = ("scenario", "layout", "sizing", "audit")
 EFFECTS = ("none", "reject", "discourage")
 RULE_KEYS = frozenset(
     {"id", "title", "severity", "topics", "scope", "effect", "when", "explain", "fix", "verify", "figures",
@@ -51,6 +51,7 @@ class Rule:
     conflicts: tuple[str, ...] = ()
     cases_fire: tuple[Mapping[str, Any], ...] = ()
     cases_quiet: tuple[Mapping[str, Any], ...] = ()
+    unsuppressible: bool = False
     where: str = ""
 
 
@@ -202,6 +203,7 @@ def _rule(raw: Any, where: str, kb: Knowledge, topics: Mapping[str, Text]) -> Ru
         example=_text(doc.get("example"), "doc.example", where),  # type: ignore[arg-type]
         cases_fire=tuple(cases.get("fires") or ()),
         cases_quiet=tuple(cases.get("quiet") or ()),
+        unsuppressible=bool(raw.get("unsuppressible", False)),
         where=where,
     )
 

@@ -1,0 +1,497 @@
+"""`advisor audit`: check a running or planned deployment against the rules, from host evidence.
+
+Files are recognised by content, not name. Their parsed records become facts (each with the file
+and line it came from); the deployment's own layout is evaluated by the same engine and rules as
+`recommend` (with `only=` that layout), and the audit rules (scope: audit) look at what only a host
+can show: paths between the GPUs of a TP group, measured bus bandwidth, NCCL settings and logs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor import collect
+from advisor.engine import Engine
+from advisor.errors import AdvisorError, InputError
+from advisor.evidence import MAX_TEXT, Evidence, Parsed
+from advisor.evidence import kernel, launch, nccl, smi, topo
+from advisor.facts import Origin
+from advisor.layouts import Layout
+from advisor.result import Finding, Recommendation, Unknown
+from advisor.rules import SEVERITIES
+from advisor.scenario import build
+from advisor.yamlio import loads
+
+SCHEMA = "advisor.audit/1"
+SKIP_NAMES = {".git", "__pycache__", ".venv"}
+
+
+def _looks_like_deployment(text: str) -> bool:
+    return bool(re.search(r"^(deployment|model|hardware|accept)\s*:", text, re.M)) and not re.search(
+        r"^(services|apiVersion)\s*:", text, re.M
+    )
+
+
+def _parse_deployment(text: str, file: str) -> Parsed:
+    out = Parsed("deployment", file)
+    try:
+        data = loads(text, file)
+    except AdvisorError as exc:
+        out.notes.append(exc.one_line())
+        return out
+    if not isinstance(data, dict):
+        out.notes.append("not a YAML mapping")
+        return out
+    out.data = dict(data)
+    for no, line in enumerate(text.split("\n"), 1):
+        key = line.split(":")[0].strip()
+        if key in ("model", "deployment", "tp", "pp", "dp", "ep", "gpus", "accept"):
+            out.at(key, no, line)
+    return out
+
+
+READERS: tuple[tuple[str, Any, Any], ...] = (
+    ("collect-manifest", collect.looks_like_manifest, collect.parse_manifest),
+    ("deployment", _looks_like_deployment, _parse_deployment),
+    ("nvidia-smi-topo", topo.looks_like_topo, topo.parse_topo),
+    ("nvidia-smi-p2p", topo.looks_like_p2p, topo.parse_p2p),
+    ("nvidia-smi-q", smi.looks_like_query, smi.parse_query),
+    ("nvidia-smi-csv", smi.looks_like_csv, smi.parse_csv),
+    ("nvidia-smi-nvlink", smi.looks_like_nvlink, smi.parse_nvlink),
+    ("cmdline", kernel.looks_like_cmdline, kernel.parse_cmdline),
+    ("dmesg", kernel.looks_like_dmesg, kernel.parse_dmesg),
+    ("lspci", kernel.looks_like_lspci, kernel.parse_lspci),
+    ("launch", launch.looks_like_launch, launch.parse_launch),
+    ("nccl-tests", nccl.looks_like_allreduce, nccl.parse_allreduce),
+    ("p2p-bandwidth-test", nccl.looks_like_p2p_test, nccl.parse_p2p_test),
+    ("engine-log", nccl.looks_like_log, nccl.parse_log),
+)
+
+
+@dataclass
+class InputFile:
+    """One file given to the audit: what it was recognised as, and what could not be read."""
+
+    path: str
+    kinds: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AuditResult:
+    """Everything the audit concluded."""
+
+    inputs: list[InputFile]
+    facts: dict[str, Any]
+    findings: list[Finding]
+    unknowns: list[Unknown]
+    recommendation: Recommendation | None
+    topology: dict[str, Any] = field(default_factory=dict)
+    groups: list[list[int]] = field(default_factory=list)
+    lang: str = "en"
+
+    def summary(self) -> dict[str, int]:
+        """Unsuppressed findings per severity."""
+        counts = {s: 0 for s in reversed(SEVERITIES)}
+        for f in self.findings:
+            if not f.suppressed:
+                counts[f.severity] += 1
+        return counts
+
+    def worst(self) -> str | None:
+        """The most severe unsuppressed finding's severity."""
+        live = [SEVERITIES.index(f.severity) for f in self.findings if not f.suppressed]
+        return SEVERITIES[max(live)] if live else None
+
+
+def read_text(path: Path, note: list[str]) -> str | None:
+    """A file's text, or None with a note when it is empty, binary or too large."""
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            note.append("empty file")
+            return None
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_TEXT + 1)
+    except OSError as exc:
+        note.append(f"cannot read: {exc.strerror or exc}")
+        return None
+    if len(raw) > MAX_TEXT:
+        note.append(f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read")
+        raw = raw[:MAX_TEXT]
+    head = raw[:8192]
+    if b"\x00" in head and head.count(b"\x00") > len(head) // 20:
+        note.append("binary data, not a text output; skipped")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        if text.count("\ufffd") > len(text) // 10:
+            note.append("not a text file (undecodable bytes); skipped")
+            return None
+        note.append("not valid UTF-8; read with replacement characters")
+        return text
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """Files named, and the files inside folders named, in a stable order."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(
+                f for f in p.rglob("*") if f.is_file() and not any(part in SKIP_NAMES for part in f.parts)
+            )
+        else:
+            files.append(p)
+    return files
+
+
+def parse_files(paths: Iterable[Path]) -> tuple[list[InputFile], list[Parsed]]:
+    """Recognise and parse every file; a file no reader knows gets a note, never an error."""
+    inputs: list[InputFile] = []
+    parsed: list[Parsed] = []
+    for path in collect_files(paths):
+        item = InputFile(str(path))
+        inputs.append(item)
+        if not path.exists():
+            item.notes.append("no such file")
+            continue
+        text = read_text(path, item.notes)
+        if text is None:
+            continue
+        for kind, detect, parse in READERS:
+            try:
+                if not detect(text):
+                    continue
+                result = parse(text, str(path))
+            except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
+                item.notes.append(f"{kind}: could not be read ({type(exc).__name__}: {exc})")
+                continue
+            item.notes += [f"{kind}: {n}" for n in result.notes]
+            if result.data:
+                item.kinds.append(kind)
+                parsed.append(result)
+        if not item.kinds and not any("skipped" in n or "empty" in n for n in item.notes):
+            item.notes.append("not recognised as any known output")
+    return inputs, parsed
+
+
+@dataclass
+class Facts:
+    """Facts read from the evidence, each with where it was read."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    where: dict[str, Evidence] = field(default_factory=dict)
+
+    def put(self, name: str, value: Any, evidence: Evidence | None) -> None:
+        """Set a fact unless an earlier, more direct source already did."""
+        if value is None or name in self.values:
+            return
+        self.values[name] = value
+        if evidence is not None:
+            self.where[name] = evidence
+
+
+def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:
+    return [p for p in parsed if p.kind == kind]
+
+
+def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
+    """Audit facts, the scenario mapping they imply, and the deployment (layout and GPU indices)."""
+    f = Facts()
+    deployment_doc = next((p for p in _all(parsed, "deployment")), None)
+    doc = deployment_doc.data if deployment_doc else {}
+    dep = dict(doc.get("deployment") or {})
+    raw: dict[str, Any] = {k: v for k, v in doc.items() if k in ("model", "precision", "kv_cache_dtype", "hardware", "workload", "engine")}
+    hw = dict(raw.get("hardware") or {})
+    wl = dict(raw.get("workload") or {})
+
+    topo_m = next(iter(_all(parsed, "nvidia-smi-topo")), None)
+    gpus_seen: list[int] = topo_m.data["gpus"] if topo_m else []
+    names: list[tuple[str, Evidence | None]] = []
+    for p in _all(parsed, "nvidia-smi-q") + _all(parsed, "nvidia-smi-csv"):
+        for i, g in enumerate(p.data.get("gpus", [])):
+            if g.get("name"):
+                names.append((str(g["name"]), p.evidence.get(f"name:{i}") or p.evidence.get(f"gpu:{i}")))
+        if not gpus_seen:
+            gpus_seen = list(range(len(p.data.get("gpus", []))))
+        if "virtualized" in p.data:
+            f.put("virtualized", p.data["virtualized"], p.evidence.get("virtualization:0"))
+    for p in _all(parsed, "nccl-tests"):
+        for name in p.data.get("gpu_names", []):
+            names.append((name, p.evidence.get("rank:0")))
+    if "gpu" not in hw and names:
+        hw["gpu"] = names[0][0]
+        f.where["gpu"] = names[0][1] or Evidence("", 0, names[0][0])
+    if "gpus_per_node" not in hw and gpus_seen:
+        hw["gpus_per_node"] = len(gpus_seen)
+        if topo_m:
+            f.where["gpus_per_node"] = topo_m.evidence.get("header") or Evidence(topo_m.file, 0, "")
+
+    if topo_m:
+        nv = topo_m.data["nvlinks"]
+        domains = topo_m.data["nvlink_domains"]
+        size = max((len(d) for d in domains), default=1)
+        if "nvlink" not in hw:
+            n = len(gpus_seen)
+            if nv and size == n and len(nv) == n * (n - 1) and n > 2:
+                hw["nvlink"] = "nvswitch"
+            elif nv:
+                hw["nvlink"] = f"bridge-{2 if size <= 2 else 4}"
+            else:
+                hw["nvlink"] = "none"
+            f.where["nvlink"] = topo_m.evidence.get("row:0") or topo_m.evidence.get("header")  # type: ignore[assignment]
+        if nv:
+            counts = sorted(set(nv.values()))
+            f.put("nvlink_min_links", counts[0], topo_m.evidence.get("row:0"))
+            f.put("nvlink_max_links", counts[-1], topo_m.evidence.get("row:0"))
+            weak = [pair for pair, n in nv.items() if n == counts[0] and int(pair.split("-")[0]) < int(pair.split("-")[1])]
+            if counts[0] < counts[-1]:
+                first = int(weak[0].split("-")[0])
+                f.put("nvlink_weak_pairs", ", ".join(f"GPU{p.replace('-', '-GPU')}" for p in weak), topo_m.evidence.get(f"row:{first}"))
+
+    for p in _all(parsed, "nvidia-smi-p2p"):
+        f.put("p2p", "ok" if p.data["all_ok"] else "broken", next(iter(p.evidence.values()), None))
+    for p in _all(parsed, "p2p-bandwidth-test"):
+        if p.data.get("p2p"):
+            f.put("p2p", p.data["p2p"], next(iter(p.evidence.values()), None))
+    for p in _all(parsed, "dmesg"):
+        if p.data.get("iommu"):
+            f.put("iommu", p.data["iommu"], p.evidence.get("iommu"))
+        if p.data.get("virtualized"):
+            f.put("virtualized", True, p.evidence.get("virtualized"))
+    for p in _all(parsed, "cmdline"):
+        f.put("iommu", p.data.get("iommu"), p.evidence.get("iommu"))
+    for p in _all(parsed, "lspci"):
+        if p.data.get("acs_enabled_bridges"):
+            first = p.data["acs_enabled_bridges"][0]
+            f.put("acs", "enabled", p.evidence.get(f"acs:{first}"))
+        elif p.data.get("acs_checked"):
+            f.put("acs", "disabled", None)
+        slow = [g["address"] for g in p.data.get("gpus", []) if g.get("downgraded")]
+        if slow:
+            f.put("gpu_link_downgraded", ", ".join(slow), p.evidence.get(f"downgraded:{slow[0]}"))
+    for p in _all(parsed, "nvidia-smi-nvlink"):
+        inactive = sum(int(g.get("inactive", 0)) for g in p.data.get("gpus", {}).values())
+        first = next((k for k in p.evidence if k.startswith("inactive:")), None)
+        f.put("nvlink_inactive_links", inactive, p.evidence.get(first) if first else None)
+    for p in _all(parsed, "engine-log"):
+        events = p.data.get("events", {})
+        for event, fact in (("nccl_timeout", "log_nccl_timeout"), ("peer_access_unsupported", "log_peer_access_unsupported"),
+                            ("custom_allreduce_disabled", "log_custom_allreduce_disabled"), ("oom", "log_oom")):
+            if events.get(event):
+                f.put(fact, True, p.evidence.get(event))
+        if events.get("peer_access_unsupported"):
+            f.put("p2p", "broken", p.evidence.get("peer_access_unsupported"))
+        elif events.get("nccl_p2p"):
+            f.put("p2p", "ok", p.evidence.get("nccl_p2p"))
+
+    launches = [(p, i, item) for p in _all(parsed, "launch") for i, item in enumerate(p.data.get("launches", []))]
+    if launches:
+        p, i, item = launches[0]
+        where = p.evidence.get(f"launch:{i}")
+        raw.setdefault("engine", item["engine"])
+        for key in ("tp", "pp", "dp"):
+            if item.get(key) and key not in dep:
+                dep[key] = item[key]
+                if where:
+                    f.where[f"launch_{key}"] = where
+        if item.get("ep"):
+            f.put("ep_flag", item["ep"], where)
+        if item.get("enable_ep") or item.get("ep"):
+            dep.setdefault("ep", item.get("ep") or (dep.get("tp", 1) * dep.get("dp", 1)))
+        if item.get("model") and "model" not in raw:
+            raw["model"] = item["model"]
+            if where:
+                f.where["model"] = where
+        if item.get("quantization") in ("fp8",) and "precision" not in raw:
+            raw["precision"] = "fp8"
+        if str(item.get("kv_cache_dtype", "")).startswith("fp8") and "kv_cache_dtype" not in raw:
+            raw["kv_cache_dtype"] = "fp8"
+        if item.get("max_model_len") and "context_tokens" not in wl:
+            wl["context_tokens"] = item["max_model_len"]
+        if item.get("gpus") and "gpus" not in dep:
+            dep["gpus"] = item["gpus"]
+        env = item.get("env", {})
+        if "NCCL_P2P_DISABLE" in env:
+            value = str(env["NCCL_P2P_DISABLE"]).strip().lower() in ("1", "true", "yes")
+            f.put("nccl_p2p_disable", value, p.evidence.get("env:NCCL_P2P_DISABLE") or where)
+    if "virtualized" in f.values and "virtualized" not in hw:
+        hw["virtualized"] = f.values["virtualized"]
+    for name in ("iommu", "acs", "p2p"):
+        if name in f.values and name not in hw:
+            hw[name] = f.values[name]
+    raw["hardware"] = hw
+    if wl:
+        raw["workload"] = wl
+    topology = topo_m.data if topo_m else {}
+    return f, raw, {**dep, "topology": topology}
+
+
+def _group_facts(f: Facts, dep: Mapping[str, Any], gpus_per_node: int) -> list[list[int]]:
+    """TP groups of the deployment, and the path facts of the first group against the best grouping."""
+    topology = dep.get("topology") or {}
+    tp = int(dep.get("tp") or 1)
+    pp = int(dep.get("pp") or 1)
+    dp = int(dep.get("dp") or 1)
+    visible = [int(g) for g in dep.get("gpus") or []] or list(range(gpus_per_node))
+    deployed = tp * pp * dp
+    f.put("deployed_gpus", deployed, None)
+    f.put("visible_gpus", len(visible), None)
+    groups = [visible[i : i + tp] for i in range(0, min(len(visible), deployed), tp) if len(visible[i : i + tp]) == tp]
+    paths = topology.get("paths") or {}
+    if tp < 2 or not groups or not paths:
+        return groups
+    worst = topo.worst_path(paths, groups[0])
+    if worst:
+        f.put("tp_gpus", ",".join(map(str, groups[0])), None)
+        f.put("tp_path_worst", worst, None)
+        f.put("tp_path_worst_rank", topo.rank(worst), None)
+        best_groups, best = topo.best_grouping(paths, topology.get("gpus", []), tp)
+        if best:
+            f.put("best_tp_path", best, None)
+            f.put("best_tp_path_rank", topo.rank(best), None)
+            f.put("better_tp_groups", " | ".join(",".join(map(str, g)) for g in best_groups), None)
+        domains = topology.get("nvlink_domains") or []
+        spans = sum(1 for d in domains if set(d) & set(groups[0])) > 1 and any(len(d) > 1 for d in domains)
+        f.put("tp_gpus_span_domains", spans, None)
+        f.values["tp_link"] = "nvlink" if worst.startswith("NV") else "pcie"
+        f.values["tp_spans_nvlink_domains"] = spans
+    return groups
+
+
+def _busbw_facts(f: Facts, parsed: list[Parsed], env: Mapping[str, Any]) -> None:
+    run = next(iter(_all(parsed, "nccl-tests")), None)
+    if run is None:
+        return
+    where = run.evidence.get("peak")
+    f.put("busbw_measured_gbs", run.data["peak_busbw"], where)
+    ranks = int(run.data.get("n_ranks") or 0)
+    hosts = len(run.data.get("hosts") or []) or 1
+    f.put("busbw_ranks", ranks, run.evidence.get("rank:0"))
+    f.put("busbw_hosts", hosts, run.evidence.get("rank:0"))
+    domain = int(env.get("nvlink_domain_size") or 1)
+    if hosts > 1:
+        link, gbs = "network", env.get("node_link_gbs")
+    elif env.get("nvlink") != "none" and env.get("nvlink_gbs") and ranks and ranks <= domain:
+        link, gbs = "nvlink", env.get("nvlink_gbs")
+    else:
+        link, gbs = "pcie", env.get("pcie_gbs")
+    f.put("busbw_link", link, None)
+    f.put("busbw_expected_gbs", gbs, None)
+
+
+def _layout(dep: Mapping[str, Any]) -> Layout:
+    tp, pp, dp = int(dep.get("tp") or 1), int(dep.get("pp") or 1), int(dep.get("dp") or 1)
+    return Layout(dp, tp, pp, int(dep.get("ep") or 1))
+
+
+def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.date | None = None) -> AuditResult:
+    """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable."""
+    inputs, parsed = parse_files(paths)
+    if not parsed:
+        raise InputError(
+            "no usable evidence: " + "; ".join(f"{Path(i.path).name}: {', '.join(i.notes) or 'not recognised'}" for i in inputs)
+            if inputs else "no files given"
+        )
+    f, raw, dep = derive(parsed, engine)
+    hw = raw["hardware"]
+    groups = _group_facts(f, dep, int(hw.get("gpus_per_node") or 1))
+    rec: Recommendation | None = None
+    unknowns: list[Unknown] = []
+    env: dict[str, Any] = dict(f.values)
+    origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
+    if raw.get("model") and hw.get("gpu"):
+        try:
+            scenario = build(raw, engine.kb, where="deployment")
+            layout = _layout(dep)
+            rec = engine.evaluate(scenario, lang, only=layout, known=f.values, known_origin=origins)
+            env = {**rec.env, **f.values}
+            unknowns = list(rec.unknowns)
+        except AdvisorError as exc:
+            inputs.append(InputFile("(deployment)", [], [f"cannot evaluate the deployment: {exc.one_line()}"]))
+    else:
+        missing = "model" if not raw.get("model") else "gpu"
+        spec = engine.kb.facts[missing]
+        unknowns.append(Unknown(missing, spec.question.get(lang) if spec.question else missing,
+                                "needed to check fit, split and link rules", (), spec.settle.get(lang) if spec.settle else None))
+    _busbw_facts(f, parsed, env)
+    env.update(f.values)
+    findings = list(rec.findings) if rec else []
+    for rule in engine.rules.rules.values():
+        if rule.scope == "audit" and rule.when.evaluate(env):
+            findings.append(engine.finding(rule, env, rec.trace if rec else {}, origins, lang, rec.layout if rec else None))
+    findings = [_with_evidence(x, engine, f) for x in findings]
+    findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
+    findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
+    facts = _public_facts(f, raw, dep, groups)
+    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang)
+
+
+def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:
+    from dataclasses import replace
+
+    rule = engine.rules.rules[finding.rule]
+    names = sorted(rule.when.names) + [n for n in ("gpu", "gpus_per_node", "nvlink", "model") if n in rule.when.names]
+    seen: list[Evidence] = []
+    for name in names:
+        e = f.where.get(name)
+        if e is not None and e not in seen and e.file:
+            seen.append(e)
+    return replace(finding, evidence=tuple(seen))
+
+
+def _suppress(findings: list[Finding], engine: Engine, parsed: list[Parsed], today: dt.date, inputs: list[InputFile]) -> list[Finding]:
+    from dataclasses import replace
+
+    accepted: dict[str, dict[str, Any]] = {}
+    for p in _all(parsed, "deployment"):
+        for item in p.data.get("accept") or []:
+            if not isinstance(item, Mapping) or not item.get("rule"):
+                continue
+            note = next(i for i in inputs if i.path == p.file)
+            rule_id = str(item["rule"])
+            if rule_id not in engine.rules.rules:
+                note.notes.append(f"accept: unknown rule {rule_id!r}")
+                continue
+            if not str(item.get("reason") or "").strip():
+                note.notes.append(f"accept: {rule_id} has no reason; not accepted")
+                continue
+            if engine.rules.rules[rule_id].unsuppressible:
+                note.notes.append(f"accept: {rule_id} cannot be accepted (data loss or hangs)")
+                continue
+            expires = item.get("expires")
+            if expires is not None:
+                try:
+                    day = expires if isinstance(expires, dt.date) else dt.date.fromisoformat(str(expires))
+                except ValueError:
+                    note.notes.append(f"accept: {rule_id} has an unreadable expiry {expires!r}; not accepted")
+                    continue
+                if day < today:
+                    note.notes.append(f"accept: {rule_id} expired on {day.isoformat()}")
+                    continue
+                expires = day.isoformat()
+            accepted[rule_id] = {"reason": str(item["reason"]).strip(), "expires": expires}
+    return [replace(x, suppressed=accepted[x.rule]) if x.rule in accepted else x for x in findings]
+
+
+def _public_facts(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any], groups: list[list[int]]) -> dict[str, Any]:
+    topology = dep.get("topology") or {}
+    return {
+        "model": raw.get("model"),
+        "gpu": raw.get("hardware", {}).get("gpu"),
+        "gpus_per_node": raw.get("hardware", {}).get("gpus_per_node"),
+        "nvlink": raw.get("hardware", {}).get("nvlink"),
+        "nvlink_domains": topology.get("nvlink_domains"),
+        "paths": topology.get("paths"),
+        "engine": raw.get("engine"),
+        "deployment": {k: v for k, v in dep.items() if k != "topology"},
+        "tp_groups": groups,
+        **{k: v for k, v in f.values.items() if k not in ("tp_link", "tp_spans_nvlink_domains")},
+    }

@@ -1,0 +1,118 @@
+"""nccl-tests `all_reduce_perf` output, the CUDA sample `p2pBandwidthLatencyTest`, and engine logs
+(NCCL INFO/WARN lines, watchdog timeouts, peer-access errors, custom all-reduce, out of memory)."""
+
+from __future__ import annotations
+
+import re
+
+from advisor.evidence import Evidence, Parsed, clean
+
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+LOG_PATTERNS: dict[str, re.Pattern[str]] = {
+    "nccl_p2p": re.compile(r"NCCL INFO Channel \d+.* via P2P/"),
+    "nccl_shm": re.compile(r"NCCL INFO Channel \d+.* via SHM"),
+    "nccl_net": re.compile(r"NCCL INFO Channel \d+.* via NET/"),
+    "nccl_p2p_disabled": re.compile(r"P2P is disabled|NCCL_P2P_DISABLE set|P2P (is )?not supported", re.I),
+    "nccl_warn": re.compile(r"NCCL WARN"),
+    "nccl_timeout": re.compile(r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out|collective operation timeout", re.I),
+    "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices", re.I),
+    "custom_allreduce_disabled": re.compile(r"Custom allreduce is disabled", re.I),
+    "oom": re.compile(r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory", re.I),
+}
+
+
+def looks_like_allreduce(text: str) -> bool:
+    """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
+    return bool(re.search(r"algbw\s+busbw", text)) and bool(re.search(r"(redop|all_reduce|sum\s+-1)", text))
+
+
+def looks_like_p2p_test(text: str) -> bool:
+    """The CUDA sample p2pBandwidthLatencyTest."""
+    return "P2P Connectivity Matrix" in text or "p2pBandwidthLatencyTest" in text or "Bandwidth Matrix (GB/s)" in text
+
+
+def looks_like_log(text: str) -> bool:
+    """An engine or NCCL log with one of the lines the audit knows."""
+    return any(p.search(text) for p in LOG_PATTERNS.values())
+
+
+def parse_allreduce(text: str, file: str) -> Parsed:
+    """Ranks, GPUs, hosts, busbw per size, the peak busbw and the reported average."""
+    out = Parsed("nccl-tests", file)
+    rows: list[dict[str, float]] = []
+    ranks: list[dict[str, object]] = []
+    avg = None
+    peak_at: tuple[int, str] | None = None
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = re.search(r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$", line)
+        if m:
+            ranks.append({"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "bus": m.group(4),
+                          "name": m.group(5).strip()})
+            out.at(f"rank:{m.group(1)}", no, line)
+            continue
+        m = ROW.match(line)
+        if m and not line.lstrip().startswith("#"):
+            try:
+                rows.append({"bytes": float(m.group(1)), "time_us": float(m.group(6)), "algbw": float(m.group(7)),
+                             "busbw": float(m.group(8))})
+            except ValueError:
+                continue
+            if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
+                peak_at = (no, line)
+            continue
+        m = re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", line)
+        if m:
+            avg = float(m.group(1))
+            out.at("avg", no, line)
+        m = re.search(r"nGpus\s+(\d+)", line)
+        if m:
+            out.data["ngpus_per_thread"] = int(m.group(1))
+    if not rows:
+        out.notes.append("no all_reduce_perf result rows found")
+        return out
+    peak = max(rows, key=lambda r: r["busbw"])
+    if peak_at is not None:
+        out.evidence["peak"] = Evidence(file, peak_at[0], peak_at[1].strip())
+    out.data.update({
+        "rows": rows,
+        "peak_busbw": peak["busbw"],
+        "peak_bytes": peak["bytes"],
+        "avg_busbw": avg,
+        "ranks": ranks,
+        "hosts": sorted({str(r["host"]) for r in ranks}),
+        "n_ranks": len(ranks) or out.data.get("ngpus_per_thread"),
+        "gpu_names": sorted({str(r["name"]) for r in ranks}),
+    })
+    return out
+
+
+def parse_p2p_test(text: str, file: str) -> Parsed:
+    """Which device pairs can access each other, from p2pBandwidthLatencyTest."""
+    out = Parsed("p2p-bandwidth-test", file)
+    denied: list[tuple[int, int]] = []
+    allowed: list[tuple[int, int]] = []
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = re.search(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)", line)
+        if m:
+            pair = (int(m.group(1)), int(m.group(3)))
+            (allowed if m.group(2) == "CAN" else denied).append(pair)
+            if m.group(2) == "CANNOT":
+                out.at(f"denied:{pair[0]}-{pair[1]}", no, line)
+    if not denied and not allowed:
+        out.notes.append("no 'Device=a CAN/CANNOT Access Peer Device=b' lines found")
+    out.data = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
+                "p2p": "broken" if denied else ("ok" if allowed else None)}
+    return out
+
+
+def parse_log(text: str, file: str) -> Parsed:
+    """Which known events the log shows, each with its first line."""
+    out = Parsed("engine-log", file)
+    seen: dict[str, int] = {}
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        for key, pattern in LOG_PATTERNS.items():
+            if pattern.search(line):
+                seen[key] = seen.get(key, 0) + 1
+                out.at(key, no, line)
+    out.data = {"events": seen}
+    return out

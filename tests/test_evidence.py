@@ -1,0 +1,114 @@
+"""Parsers on real outputs from public threads (tests/data/audit, each with its source in the header)."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.evidence import kernel, smi, topo
+from tests.evidence_data import verbatim
+
+
+@pytest.mark.parametrize(
+    ("name", "gpus", "pairs", "domains"),
+    [
+        ("topo_01_2xA100_della_2socket_SYS_mlx5_cols.txt", 2, {"0-1": "SYS"}, [[0], [1]]),
+        ("topo_02_4xV100_power9_traverse_NV3_pairs_numa8.txt", 4, {"0-1": "NV3", "0-2": "SYS"}, [[0, 1], [2, 3]]),
+        ("topo_03_8xH800_nv8_damaged_copy_clipped_affinity.txt", 8, {"0-7": "NV8"}, [list(range(8))]),
+        ("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt", 4, {"0-1": "NODE", "1-2": "SYS", "2-3": "NODE"}, [[0], [1], [2], [3]]),
+        ("topo_05_4xH100_nv6_mesh_nic_per_gpu_strided_affinity.txt", 4, {"0-3": "NV6"}, [[0, 1, 2, 3]]),
+        ("topo_06_2xRTX5090_threadripper_phb_tabs.txt", 2, {"0-1": "PHB"}, [[0], [1]]),
+        ("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt", 5, {"1-2": "PHB", "3-4": "PHB", "0-3": "SYS"}, [[0], [1], [2], [3], [4]]),
+        ("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt", 8, {"0-1": "PIX", "0-2": "PXB", "0-4": "SYS"}, [[g] for g in range(8)]),
+        ("topo_09_4xGB200_nv18_grace_2numa.txt", 4, {"0-3": "NV18"}, [[0, 1, 2, 3]]),
+        ("topo_10_2gpu_nv12_slice_8x_mlx5_lmdeploy_check_env.txt", 2, {"0-1": "NV12"}, [[0, 1]]),
+        ("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt", 4, {"0-2": "NV4", "1-3": "NV4", "0-1": "PHB", "0-3": "NODE"}, [[0, 2], [1, 3]]),
+        ("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt", 8, {"3-4": "NV18"}, [list(range(8))]),
+        ("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt", 5, {"3-4": "PHB", "0-1": "NODE"}, [[g] for g in range(5)]),
+        ("topo_14_2xL4_sys_numa0_numa2_no_legend.txt", 2, {"0-1": "SYS"}, [[0], [1]]),
+    ],
+)
+def test_topo_matrix_of_real_machines(name, gpus, pairs, domains):
+    text = verbatim(name)
+    assert topo.looks_like_topo(text)
+    parsed = topo.parse_topo(text, name)
+    assert parsed.data["gpus"] == list(range(gpus))
+    for pair, cell in pairs.items():
+        a, b = map(int, pair.split("-"))
+        assert topo.path(parsed.data["paths"], a, b) == cell, pair
+    assert parsed.data["nvlink_domains"] == domains
+
+
+def test_odd_affinities_and_nic_rows_are_kept_apart():
+    parsed = topo.parse_topo(verbatim("topo_05_4xH100_nv6_mesh_nic_per_gpu_strided_affinity.txt"), "x")
+    assert parsed.data["cpu_affinity"][0] == "6,14,22,30"
+    assert len(parsed.data["nics"]) == 4
+    damaged = topo.parse_topo(verbatim("topo_03_8xH800_nv8_damaged_copy_clipped_affinity.txt"), "x")
+    assert damaged.data["nics"] == []  # NIC rows without NIC columns in the header are ignored, not misread
+
+
+def test_best_grouping_avoids_the_socket_link():
+    paths = topo.parse_topo(verbatim("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt"), "x").data["paths"]
+    groups, worst = topo.best_grouping(paths, [0, 1, 2, 3, 4], 2)
+    assert [1, 2] in groups and [3, 4] in groups and worst == "PHB"
+    bridged = topo.parse_topo(verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "x").data["paths"]
+    assert topo.best_grouping(bridged, [0, 1, 2, 3], 2) == ([[0, 2], [1, 3]], "NV4")
+
+
+def test_p2p_matrix_shows_gpu_not_supported():
+    text = verbatim("p2p_01_2xRTX5090_threadripper_GNS.txt")
+    parsed = topo.parse_p2p(text, "x")
+    assert parsed.data["p2p"]["0-1"] == "GNS" and parsed.data["all_ok"] is False
+
+
+def test_nvidia_smi_q_reads_name_memory_and_virtualization():
+    parsed = smi.parse_query(verbatim("smi_01_h800_hgx_nvidia_smi_q_i0.txt"), "x")
+    gpu = parsed.data["gpus"][0]
+    assert gpu["name"] == "NVIDIA H800" and gpu["memory_mib"] == 81559 and gpu["uuid"].startswith("GPU-")
+    assert gpu["pcie_gen"] == "5" and gpu["link_width"] == "16x"
+    assert parsed.data["virtualized"] is False
+
+
+def test_nvlink_status_counts_inactive_links():
+    up = smi.parse_nvlink(verbatim("smi_02_h800_nvlink_status_all_up_26.562.txt"), "x")
+    assert all(g["inactive"] == 0 for g in up.data["gpus"].values())
+    down = smi.parse_nvlink(verbatim("smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt"), "x")
+    assert sum(g["inactive"] for g in down.data["gpus"].values()) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt", "off"),
+        ("cmdline_02_2xMI100_ubuntu_iommu_pt_only.txt", "passthrough"),
+        ("cmdline_03_gh200_aarch64_iommu_passthrough_y.txt", "passthrough"),
+        ("cmdline_04_ryzen_x570_amd_iommu_on_iommu_pt.txt", "passthrough"),
+        ("dmesg_01_gtx1660_debian_dmar_iommu_enabled_intel_iommu_on.txt", "translated"),
+    ],
+)
+def test_iommu_mode_from_kernel_parameters(name, mode):
+    text = verbatim(name)
+    assert kernel.looks_like_cmdline(text)
+    assert kernel.parse_cmdline(text, name).data["iommu"] == mode
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt", "translated"),
+        ("dmesg_04_ryzen_x570_amdvi_passthrough_amd_iommu_on_iommu_pt.txt", "passthrough"),
+    ],
+)
+def test_iommu_default_domain_from_dmesg(name, mode):
+    assert kernel.parse_dmesg(verbatim(name), name).data["iommu"] == mode
+
+
+def test_acs_control_bits_from_lspci():
+    off = kernel.parse_lspci(verbatim("lspci_02_esc8000a_grep_acsctl_all_disabled.txt"), "x")
+    assert off.data["acs_checked"] and off.data["acs_enabled_bridges"] == []
+    on = kernel.parse_lspci(verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"), "x")
+    assert len(on.data["acs_enabled_bridges"]) == 4
+
+
+def test_downgraded_gpu_link_and_bar_sizes_from_lspci():
+    gpu = kernel.parse_lspci(verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"), "x").data["gpus"][0]
+    assert gpu["downgraded"] and gpu["link_gts"] == 2.5 and gpu["link_width"] == 16 and "64G" in gpu["bars"]
