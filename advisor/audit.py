@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from itertools import combinations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,7 @@ def read_text(path: Path, note: list[str]) -> str | None:
         note.append(f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read")
         raw = raw[:MAX_TEXT]
     head = raw[:8192]
-    if b"\x00" in head and head.count(b"\x00") > len(head) // 20:
+    if b"\x00" in head:
         note.append("binary data, not a text output; skipped")
         return None
     try:
@@ -319,9 +320,8 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
         if item.get("gpus") and "gpus" not in dep:
             dep["gpus"] = item["gpus"]
         env = item.get("env", {})
-        if "NCCL_P2P_DISABLE" in env:
-            value = str(env["NCCL_P2P_DISABLE"]).strip().lower() in ("1", "true", "yes")
-            f.put("nccl_p2p_disable", value, p.evidence.get("env:NCCL_P2P_DISABLE") or where)
+        value = str(env.get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
+        f.put("nccl_p2p_disable", value, p.evidence.get("env:NCCL_P2P_DISABLE") or where)
     if "virtualized" in f.values and "virtualized" not in hw:
         hw["virtualized"] = f.values["virtualized"]
     for name in ("iommu", "acs", "p2p"):
@@ -330,7 +330,9 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
     raw["hardware"] = hw
     if wl:
         raw["workload"] = wl
-    topology = topo_m.data if topo_m else {}
+    topology = dict(topo_m.data) if topo_m else {}
+    if topo_m:
+        topology["evidence"] = topo_m.evidence
     return f, raw, {**dep, "topology": topology}
 
 
@@ -350,9 +352,11 @@ def _group_facts(f: Facts, dep: Mapping[str, Any], gpus_per_node: int) -> list[l
         return groups
     worst = topo.worst_path(paths, groups[0])
     if worst:
-        f.put("tp_gpus", ",".join(map(str, groups[0])), None)
-        f.put("tp_path_worst", worst, None)
-        f.put("tp_path_worst_rank", topo.rank(worst), None)
+        rows = topology.get("evidence") or {}
+        where = next((rows.get(f"row:{a}") for a, b in combinations(groups[0], 2) if topo.path(paths, a, b) == worst), None)
+        f.put("tp_gpus", ",".join(map(str, groups[0])), where)
+        f.put("tp_path_worst", worst, where)
+        f.put("tp_path_worst_rank", topo.rank(worst), where)
         best_groups, best = topo.best_grouping(paths, topology.get("gpus", []), tp)
         if best:
             f.put("best_tp_path", best, None)
@@ -489,6 +493,7 @@ def _public_facts(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any], grou
         "gpus_per_node": raw.get("hardware", {}).get("gpus_per_node"),
         "nvlink": raw.get("hardware", {}).get("nvlink"),
         "nvlink_domains": topology.get("nvlink_domains"),
+        "cpu_affinity": topology.get("cpu_affinity"),
         "paths": topology.get("paths"),
         "engine": raw.get("engine"),
         "deployment": {k: v for k, v in dep.items() if k != "topology"},

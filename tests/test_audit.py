@@ -1,0 +1,203 @@
+"""`advisor audit` on realistic bundles: real captured outputs (tests/data/audit) plus the customer's
+deployment.yaml or launch line, as a support engineer would receive them."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from advisor.audit import audit
+from tests.evidence_data import bundle, verbatim
+
+L40S_PLAN = """\
+model: Llama 3.3 70B Instruct
+precision: fp8
+kv_cache_dtype: fp8
+hardware: {gpu: L40S}
+workload: {concurrent_conversations: 16, context_tokens: 8192}
+deployment:
+  engine: vllm
+  tp: 2
+  gpus: [0, 2]
+"""
+
+
+def findings(result):
+    return {f.rule: f for f in result.findings}
+
+
+def test_tp_group_across_sockets_names_the_better_grouping(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                                     "deployment.yaml": L40S_PLAN})
+    result = audit(engine, [folder])
+    found = findings(result)
+    slow = found["audit-tp-group-on-slow-path"]
+    assert "SYS" in slow.title and "0,1 | 2,3" in slow.explanation
+    assert slow.evidence and slow.evidence[0].file.endswith("topo.txt") and "GPU0" in slow.evidence[0].text
+    assert result.recommendation.layout.tp == 2
+    assert "tp-over-pcie" in found  # the same rules as `recommend`, on the deployed layout
+    assert result.facts["tp_groups"] == [[0, 2]]
+
+
+def test_gpu_without_p2p_and_no_nccl_workaround(engine, tmp_path):
+    launch = "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-model-len 8192\n"
+    folder = bundle(tmp_path / "b", {
+        "topo.txt": verbatim("topo_06_2xRTX5090_threadripper_phb_tabs.txt"),
+        "p2p.txt": verbatim("p2p_01_2xRTX5090_threadripper_GNS.txt"),
+        "start.sh": launch,
+        "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 4}\n",
+    })
+    result = audit(engine, [folder])
+    found = findings(result)
+    assert result.facts["model"] == "Qwen/Qwen3-32B"
+    assert {"gpu-without-pcie-p2p", "tp-over-pcie-p2p-broken", "audit-p2p-broken-nccl-not-told"} <= set(found)
+    assert any(e.file.endswith("p2p.txt") for e in found["tp-over-pcie-p2p-broken"].evidence)
+
+
+def test_host_settings_downgraded_link_acs_off_iommu_off(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {
+        "cmdline": verbatim("cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt"),
+        "lspci-gpu.txt": verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"),
+        "lspci-acs.txt": verbatim("lspci_02_esc8000a_grep_acsctl_all_disabled.txt"),
+    })
+    result = audit(engine, [folder])
+    assert result.facts["iommu"] == "off" and result.facts["acs"] == "disabled"
+    assert "audit-pcie-link-downgraded" in findings(result)
+    assert any(u.fact == "model" and u.settle for u in result.unknowns)
+
+
+def test_inactive_nvlinks(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {"nvlink.txt": verbatim("smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt")})
+    result = audit(engine, [folder])
+    assert findings(result)["audit-nvlink-inactive"].evidence[0].text.endswith("<inactive>")
+
+
+def test_acs_enabled_on_the_path_of_a_tp_deployment(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {
+        "topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
+        "acs.txt": verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"),
+        "deployment.yaml": "model: Qwen3-32B\nhardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\ndeployment: {tp: 2, gpus: [3, 4]}\n",
+    })
+    found = findings(audit(engine, [folder]))
+    assert "acs-redirects-p2p" in found
+    assert any(e.file.endswith("acs.txt") and "SrcValid+" in e.text for e in found["acs-redirects-p2p"].evidence)
+
+
+def test_accepted_findings_stay_visible_and_expired_ones_return(engine, tmp_path):
+    plan = L40S_PLAN + "accept:\n  - {rule: audit-tp-group-on-slow-path, reason: \"rack wiring fixed next quarter\", expires: 2099-01-01}\n" \
+                       "  - {rule: tp-over-pcie, reason: old, expires: 2020-01-01}\n  - {rule: audit-nccl-timeout, reason: ignore}\n"
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                                     "deployment.yaml": plan})
+    result = audit(engine, [folder])
+    found = findings(result)
+    assert found["audit-tp-group-on-slow-path"].suppressed == {"reason": "rack wiring fixed next quarter", "expires": "2099-01-01"}
+    assert found["tp-over-pcie"].suppressed is None
+    notes = [n for i in result.inputs for n in i.notes]
+    assert any("tp-over-pcie expired on 2020-01-01" in n for n in notes)
+    assert any("audit-nccl-timeout cannot be accepted" in n for n in notes)
+    assert result.findings[-1].suppressed  # accepted findings sort last, never vanish
+
+
+def test_bad_files_get_a_note_each_and_the_rest_is_still_audited(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                                     "empty.txt": "", "notes.md": "meeting notes, nothing to see\n",
+                                     "truncated-topo.txt": "        GPU0    GPU1    GPU2\nGPU0     X      NO"})
+    (folder / "core.bin").write_bytes(bytes(range(256)) * 64)
+    (folder / "latin1.txt").write_bytes("GPU-Übersicht \xe4\xf6".encode("latin-1") * 2000)
+    result = audit(engine, [folder])
+    notes = {Path(i.path).name: i.notes for i in result.inputs}
+    assert notes["empty.txt"] == ["empty file"]
+    assert any("binary" in n for n in notes["core.bin"])
+    assert any("not recognised" in n for n in notes["notes.md"])
+    assert any("not a text file" in n or "replacement" in n for n in notes["latin1.txt"])
+    assert "nvidia-smi-topo" in next(i.kinds for i in result.inputs if i.path.endswith("topo.txt"))
+
+
+def test_nothing_usable_exits_2_with_one_line(cli, tmp_path):
+    folder = bundle(tmp_path / "b", {"empty.txt": "", "readme.txt": "hello\n"})
+    code, out, err = cli("audit", str(folder))
+    assert code == 2 and out == "" and err.startswith("advisor: error: no usable evidence")
+
+
+def test_exit_codes_follow_fail_on(cli, tmp_path):
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                                     "deployment.yaml": L40S_PLAN})
+    assert cli("audit", str(folder))[0] == 0  # worst is a warning; default --fail-on error
+    assert cli("audit", str(folder), "--fail-on", "warning")[0] == 1
+    assert cli("audit", str(folder), "--fail-on", "never")[0] == 0
+
+
+def test_json_sarif_and_markdown_reports(cli, tmp_path):
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+                                     "deployment.yaml": "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\n"
+                                                        "workload: {concurrent_conversations: 4}\ndeployment: {tp: 2, gpus: [0, 1]}\n"})
+    code, out, _ = cli("audit", str(folder), "--format", "json")
+    doc = json.loads(out)
+    assert doc["schema"] == "advisor.audit/1"
+    assert set(doc["summary"]) == {"error", "warning", "advice", "info"}
+    assert doc["facts"]["nvlink"] == "bridge-2" and doc["facts"]["nvlink_domains"] == [[0, 2], [1, 3]]
+    slow = next(f for f in doc["findings"] if f["rule"] == "audit-tp-group-on-slow-path")
+    assert "0,2 | 1,3" in slow["explanation"] and slow["evidence"][0]["line"] > 0
+    code, out, _ = cli("audit", str(folder), "--format", "sarif")
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert all(r["ruleId"] in ids and ids[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
+    assert all(r["level"] in ("error", "warning", "note") for r in run["results"])
+    code, out, _ = cli("audit", str(folder), "--format", "md")
+    assert "## Machine" in out and "NVLink domain (NV4): [GPU0·A]══[GPU2]" in out
+    assert "TP group A: GPU0 — GPU1  (PHB)" in out
+    assert "| **GPU0** | X | PHB | NV4 | NODE |" in out
+
+
+def _fake(bin_dir: Path, name: str, text: str) -> None:
+    script = bin_dir / name
+    data = bin_dir / f"{name}.out"
+    data.write_text(text, encoding="utf-8")
+    script.write_text(f"#!/bin/sh\nexec /bin/cat '{data}'\n", encoding="utf-8")
+    script.chmod(0o755)
+
+
+def test_collect_with_fake_tools_then_audit(cli, tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake(bin_dir, "nvidia-smi", verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt").split("\n", 1)[1])
+    _fake(bin_dir, "lspci", verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt").split("\n", 1)[1])
+    monkeypatch.setenv("PATH", str(bin_dir))
+    out_dir = tmp_path / "bundle"
+    code, out, err = cli("collect", "-o", str(out_dir))
+    assert code == 0 and "NVIDIA GPUs found" in out
+    assert {p.name for p in out_dir.iterdir()} >= {"lspci.txt", "manifest.json", "nvidia-smi-topo.txt"}
+    assert set(p.parent for p in tmp_path.rglob("*") if p.is_file() and p.parent != bin_dir) <= {out_dir}
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    assert any(s["command"] == "dmesg" and s["status"] == "missing" for s in manifest["steps"])
+    monkeypatch.setenv("PATH", os.defpath)
+    result = audit(engine_for(), [out_dir])
+    assert result.facts["acs"] == "enabled"
+
+
+def engine_for():
+    from advisor.engine import Engine
+
+    return Engine.load()
+
+
+def test_collect_on_a_machine_without_nvidia_gpus(cli, tmp_path, monkeypatch):
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code, out, err = cli("collect", "-o", str(tmp_path / "bundle"))
+    assert code == 0 and "no NVIDIA GPU evidence" in out
+    manifest = json.loads((tmp_path / "bundle" / "manifest.json").read_text())
+    assert manifest["nvidia_gpus"] is False
+    assert {s["status"] for s in manifest["steps"] if s["command"].startswith("nvidia-smi")} == {"missing"}
+
+
+def test_collect_refuses_a_non_empty_folder(cli, tmp_path):
+    (tmp_path / "keep.txt").write_text("x")
+    code, _, err = cli("collect", "-o", str(tmp_path))
+    assert code == 2 and "not empty" in err
