@@ -536,11 +536,11 @@ class Knowledge:
 
     @cached_property
     def _gpu_names(self) -> dict[str, str]:
-        return _name_index(self.gpus.values())
+        return name_index(self.gpus.values())
 
     @cached_property
     def _model_names(self) -> dict[str, str]:
-        return _name_index(self.models.values())
+        return name_index(self.models.values())
 
     def find_gpu(self, name: str) -> Gpu:
         """The GPU called `name` (id, name or alias, fuzzy); InputError with the closest names."""
@@ -552,8 +552,8 @@ class Knowledge:
 
     def find_precision(self, name: str) -> Precision:
         """The precision called `name`, e.g. 'fp8' or 'FP8 E4M3'."""
-        index = _name_index(self.precisions.values())
-        key = _norm(name)
+        index = name_index(self.precisions.values())
+        key = norm_name(name)
         if key in index:
             return self.precisions[index[key]]
         raise InputError(
@@ -572,11 +572,11 @@ class Knowledge:
         return self.link(f"pcie-gen{gen}-x16")
 
 
-def _norm(text: str) -> str:
+def norm_name(text: str) -> str:
     return " ".join(text.lower().replace("-", " ").replace("_", " ").replace("/", " ").split())
 
 
-def _name_index(items: Iterable[Any]) -> dict[str, str]:
+def name_index(items: Iterable[Any]) -> dict[str, str]:
     index: dict[str, str] = {}
     for item in items:
         names = [item.id, item.name, *item.aliases]
@@ -584,14 +584,14 @@ def _name_index(items: Iterable[Any]) -> dict[str, str]:
         if repo:
             names += [repo, repo.split("/")[-1]]
         for n in names:
-            index.setdefault(_norm(n), item.id)
+            index.setdefault(norm_name(n), item.id)
     return index
 
 
 def _find(name: str, index: dict[str, str], what: str, listing: str) -> str:
     from rapidfuzz import fuzz, process
 
-    key = _norm(name)
+    key = norm_name(name)
     if not key:
         raise InputError(f"empty {what} name")
     if key in index:
