@@ -104,7 +104,31 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")
     rec = engine.evaluate(scenario, lang=args.lang, only=only)
     _print_recommendation(rec, engine, args.format)
+    if args.record:
+        _record("recommend", engine, args, rec)
     return ExitCode.OK
+
+
+def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> None:
+    """Write a transcript of a one-shot command: the command line as the question, the text report as the answer."""
+    from advisor.transcripts import Recorder
+
+    recorder = Recorder.start(kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang,
+                              redact=not args.no_redact)
+    if kind == "audit":
+        from advisor.render.audit import to_text
+
+        reply = to_text(result, engine)
+    else:
+        from advisor.render.text import recommendation
+
+        reply = recommendation(result, engine.kb)
+    recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
+    paths = recorder.close(result)
+    if recorder.failed:
+        print(f"advisor: warning: {recorder.failed}", file=sys.stderr)
+    elif paths:
+        print(f"advisor: transcript recorded: {paths[0]}", file=sys.stderr)
 
 
 def _print_recommendation(rec: Any, engine: Any, fmt: str) -> None:
@@ -146,6 +170,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     result = audit(engine, [Path(p) for p in args.paths], lang=args.lang)
     write = {"json": render.to_json, "md": render.to_markdown, "sarif": render.to_sarif}.get(args.format, render.to_text)
     sys.stdout.write(write(result, engine))
+    if args.record:
+        _record("audit", engine, args, result)
     worst = result.worst()
     if args.fail_on != "never" and worst is not None and SEVERITIES.index(worst) >= SEVERITIES.index(args.fail_on):
         return ExitCode.FINDINGS
@@ -160,6 +186,77 @@ def cmd_collect(args: argparse.Namespace) -> int:
         if step["status"] != "ok":
             print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
     print(f"{args.output}: {manifest['summary']}; run `advisor audit {args.output}` anywhere")
+    return ExitCode.OK
+
+
+def cmd_transcripts(args: argparse.Namespace) -> int:
+    import json
+
+    from advisor import transcripts as t
+
+    folder = Path(args.transcripts) if args.transcripts else t.default_folder()
+    if args.action == "list":
+        rows = t.listing(folder) if folder.is_dir() else []
+        for r in rows:
+            state = "complete" if r["complete"] else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
+            print(f"{r['id']}  {r['kind']:<9}  {r['started_at']}  {r['turns']} turns  {r['layout'] or ''}  {state}")
+        if not rows:
+            print(f"no transcripts in {folder}")
+        return ExitCode.OK
+    if args.action == "recover":
+        done = t.recover(folder) if folder.is_dir() else []
+        print(f"recovered {len(done)} transcript(s)" + "".join(f"\n  {p}" for p in done))
+        return ExitCode.OK
+    if not args.id:
+        raise InputError(f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`")
+    doc = t.document(t.find(folder, args.id))
+    if args.action == "export" and args.format == "json":
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    else:
+        sys.stdout.write(t.markdown(doc))
+    return ExitCode.OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    import json
+
+    from advisor.engine import Engine
+    from advisor.transcripts import replay
+
+    path = Path(args.transcript)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not a JSON transcript: {exc}", where=str(path)) from None
+    if not isinstance(doc, dict) or doc.get("schema") != "advisor.transcript/1":
+        raise InputError("not an advisor.transcript/1 file", where=str(path))
+    r = replay(Engine.load(), doc, args.lang)
+    if r.same:
+        print("no change: today's rules and knowledge give the same answer"
+              + (" (the rule base changed, but not for this scenario)" if r.rule_base_changed else ""))
+        return ExitCode.OK
+    print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
+    for label, items in (("rules that now fire", r.fired_added), ("rules that no longer fire", r.fired_removed),
+                         ("rules added to the rule base", r.rules_added), ("rules removed", r.rules_removed),
+                         ("rules changed", r.rules_changed)):
+        if items:
+            print(f"  {label}: {', '.join(items)}")
+    return ExitCode.FINDINGS
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    if args.plain:
+        from advisor.engine import Engine
+        from advisor.plainchat import run as plain
+
+        return plain(Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact)
+    try:
+        from advisor.tui.app import run
+    except ImportError as exc:
+        raise InputError(f"the chat app is not available: {exc}") from None
+    run(lang=getattr(args, "lang", "en"), transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None)
     return ExitCode.OK
 
 
@@ -225,9 +322,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--lang", choices=("en", "de"), default="en", help="language of the output")
+    recording = argparse.ArgumentParser(add_help=False)
+    recording.add_argument("--record", action="store_true", help="write a transcript (Markdown and JSON)")
+    recording.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
+    recording.add_argument("--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    r = sub.add_parser("recommend", parents=[common], help="one card, replicas or a split for a scenario")
+    ch = sub.add_parser("chat", parents=[common], help="the full-screen chat (also: `advisor` without a command)")
+    ch.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
+    ch.add_argument("--plain", action="store_true", help="a line-based dialogue on stdin/stdout instead of the full-screen app")
+    ch.add_argument("--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens in the transcript")
+    ch.set_defaults(func=cmd_chat)
+
+    r = sub.add_parser("recommend", parents=[common, recording], help="one card, replicas or a split for a scenario")
     r.add_argument("scenario", nargs="?", help="scenario YAML file (optional; flags may give every field)")
     _scenario_flags(r)
     r.add_argument("--layout", help="evaluate this layout instead of choosing, e.g. tp=4,pp=2 (why not X?)")
@@ -241,12 +348,23 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=FORMATS, default="text")
     s.set_defaults(func=cmd_size)
 
-    a = sub.add_parser("audit", parents=[common], help="check a deployment against the rules from host evidence")
+    a = sub.add_parser("audit", parents=[common, recording], help="check a deployment against the rules from host evidence")
     a.add_argument("paths", nargs="+", help="bundle folders and files, in any order and under any names")
     a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
     a.add_argument("--fail-on", choices=("error", "warning", "advice", "info", "never"), default="error",
                    help="exit 1 when an unsuppressed finding is at or above this severity (default: error)")
     a.set_defaults(func=cmd_audit)
+
+    tr = sub.add_parser("transcripts", parents=[common], help="list, show, export or recover transcripts")
+    tr.add_argument("action", choices=("list", "show", "export", "recover"))
+    tr.add_argument("id", nargs="?", help="transcript id (or a unique prefix)")
+    tr.add_argument("--format", choices=("md", "json"), default="md")
+    tr.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
+    tr.set_defaults(func=cmd_transcripts)
+
+    rp = sub.add_parser("replay", parents=[common], help="run a recorded transcript through today's rules; show what changed")
+    rp.add_argument("transcript", help="a transcript's JSON file")
+    rp.set_defaults(func=cmd_replay)
 
     c = sub.add_parser("collect", help="gather host evidence into a folder for `advisor audit`")
     c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
@@ -278,10 +396,16 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     p = parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(argv)
+    args.argv = argv
     if not getattr(args, "func", None):
-        p.print_help()
-        return ExitCode.OK
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            args = p.parse_args([*argv, "chat"])
+            args.argv = argv
+        else:
+            p.print_help()
+            return ExitCode.OK
     try:
         return int(args.func(args))
     except AdvisorError as exc:

@@ -1,0 +1,324 @@
+"""Transcripts of consultations and audits, for support tickets: record, recover, replay, list.
+
+A session appends each turn to a journal (JSON lines) and flushes it to disk before the answer is
+shown, so a killed process leaves every answered turn behind; `advisor transcripts recover`
+completes such a journal. Final files (Markdown for people, JSON `advisor.transcript/1` for tools)
+are written to a temporary file and linked into place, so they appear whole and are never
+overwritten. Everything is redacted before it is written, unless the user opts out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor import __version__
+from advisor.errors import AdvisorError, InputError
+from advisor.redact import Redactor
+
+SCHEMA = "advisor.transcript/1"
+ENV_FOLDER = "ADVISOR_TRANSCRIPTS"
+
+
+class TranscriptError(AdvisorError):
+    """A transcript could not be written (full disk, read-only folder); the consultation goes on."""
+
+
+def default_folder() -> Path:
+    """`transcripts/` in the working directory, or $ADVISOR_TRANSCRIPTS."""
+    return Path(os.environ.get(ENV_FOLDER) or "transcripts")
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def rule_hashes(engine: Any) -> dict[str, str]:
+    """A short hash of each rule's YAML-derived content, to tell later which rules changed."""
+    out = {}
+    for rid, rule in engine.rules.rules.items():
+        text = json.dumps([rule.when.text, rule.severity, rule.effect, rule.scope, rule.explain.en, rule.explain.de,
+                           rule.title.en, [c.__dict__ for c in rule.cite]], sort_keys=True, default=str)
+        out[rid] = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return out
+
+
+def summary(rec: Any) -> dict[str, Any] | None:
+    """What a recommendation or audit concluded, in the transcript's terms."""
+    if rec is None:
+        return None
+    if hasattr(rec, "findings") and hasattr(rec, "figures"):
+        return {
+            "layout": rec.layout.as_dict() if rec.layout else None,
+            "layout_label": rec.layout.label() if rec.layout else None,
+            "figures": rec.figures,
+            "rules": sorted(f.rule for f in rec.findings),
+            "findings": [{"rule": f.rule, "severity": f.severity, "title": f.title} for f in rec.findings],
+            "sources": sorted({c.source for f in rec.findings for c in f.sources}),
+            "input": rec.input,
+        }
+    return {"rules": sorted(f.rule for f in rec.findings),
+            "findings": [{"rule": f.rule, "severity": f.severity, "title": f.title,
+                          "suppressed": bool(f.suppressed)} for f in rec.findings],
+            "summary": rec.summary(), "input": {"files": [i.path for i in rec.inputs]}}
+
+
+def _fsync_append(path: Path, record: dict[str, Any]) -> None:
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically; refuse to replace an existing file."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise TranscriptError("refusing to overwrite an existing transcript", where=str(path)) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@dataclass
+class Recorder:
+    """One session's journal; `turn` after every answer, `close` at the end."""
+
+    path: Path
+    redactor: Redactor | None
+    header: dict[str, Any]
+    turns: int = 0
+    closed: bool = False
+    failed: str | None = None
+    on_error: Callable[[str], None] | None = field(default=None, repr=False)
+
+    @classmethod
+    def start(cls, kind: str, engine: Any, folder: Path | None = None, lang: str = "en", redact: bool = True,
+              on_error: Callable[[str], None] | None = None) -> Recorder:
+        """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal."""
+        folder = folder or default_folder()
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        sid = f"{kind}-{stamp}-{secrets.token_hex(3)}"
+        header = {
+            "type": "start", "schema": SCHEMA, "id": sid, "kind": kind, "advisor_version": __version__,
+            "rule_base_hash": engine.rule_base_hash, "knowledge_base_hash": engine.knowledge_hash,
+            "rule_hashes": rule_hashes(engine), "lang": lang, "redacted": redact, "started_at": _now(),
+        }
+        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(rec.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.close(fd)
+            _fsync_append(rec.path, header)
+        except OSError as exc:
+            rec._fail(f"transcript not recorded: {exc.strerror or exc} ({folder})")
+        return rec
+
+    def _fail(self, message: str) -> None:
+        self.failed = message
+        if self.on_error:
+            self.on_error(message)
+
+    def _clean(self, data: Any) -> Any:
+        return self.redactor.value(data) if self.redactor else data
+
+    def turn(self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None) -> None:
+        """Append one answered turn and flush it to disk (before the caller shows the answer)."""
+        if self.failed or self.closed:
+            return
+        self.turns += 1
+        record = {"type": "turn", "n": self.turns, "at": _now(), "said": said, "understood": understood or {},
+                  "reply": reply, "result": summary(rec)}
+        try:
+            _fsync_append(self.path, self._clean(record))
+        except OSError as exc:
+            self._fail(f"transcript stopped at turn {self.turns}: {exc.strerror or exc}")
+
+    def close(self, rec: Any = None) -> tuple[Path, Path] | None:
+        """Mark the journal complete and write the final Markdown and JSON files."""
+        if self.failed or self.closed:
+            return None
+        self.closed = True
+        try:
+            _fsync_append(self.path, {"type": "end", "at": _now(), "result": self._clean(summary(rec))})
+            return finish(self.path)
+        except (OSError, TranscriptError) as exc:
+            self._fail(f"transcript not finished: {getattr(exc, 'strerror', None) or exc}")
+            return None
+
+
+def read_journal(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
+    """Header, turns and end record of a journal; a torn last line (killed mid-write) is dropped."""
+    header: dict[str, Any] | None = None
+    turns: list[dict[str, Any]] = []
+    end: dict[str, Any] | None = None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if record.get("type") == "start":
+            header = record
+        elif record.get("type") == "turn":
+            turns.append(record)
+        elif record.get("type") == "end":
+            end = record
+    if header is None:
+        raise InputError("not a transcript journal (no start record)", where=str(path))
+    return header, turns, end
+
+
+def document(path: Path) -> dict[str, Any]:
+    """The JSON transcript built from a journal."""
+    header, turns, end = read_journal(path)
+    final = (end or {}).get("result") or next((t.get("result") for t in reversed(turns) if t.get("result")), None)
+    return {
+        "schema": SCHEMA,
+        "id": header["id"],
+        "kind": header["kind"],
+        "advisor_version": header["advisor_version"],
+        "rule_base_hash": header["rule_base_hash"],
+        "knowledge_base_hash": header["knowledge_base_hash"],
+        "rule_hashes": header.get("rule_hashes", {}),
+        "lang": header.get("lang", "en"),
+        "redacted": header.get("redacted", True),
+        "started_at": header["started_at"],
+        "ended_at": (end or {}).get("at"),
+        "complete": end is not None,
+        "inputs": (final or {}).get("input"),
+        "turns": [{k: t.get(k) for k in ("n", "at", "said", "understood", "reply")} for t in turns],
+        "result": final,
+    }
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The transcript as it reads pasted into a ticket."""
+    out = [f"# Advisor transcript {doc['id']}", "",
+           f"- kind: {doc['kind']} · advisor {doc['advisor_version']} · rule base {doc['rule_base_hash']} · knowledge {doc['knowledge_base_hash']}",
+           f"- started {doc['started_at']}" + (f", ended {doc['ended_at']}" if doc["ended_at"] else " (recovered, not closed)"),
+           "- " + ("values such as hosts, addresses, serials and tokens are redacted" if doc["redacted"]
+                   else "**not redacted** (--no-redact)"), ""]
+    for t in doc["turns"]:
+        reply = str(t.get("reply") or "")
+        shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
+        out += [f"**User:** {t['said']}", "", f"**Advisor:**{shown}", ""]
+    result = doc.get("result")
+    if result:
+        out += ["## Result", ""]
+        if result.get("layout_label"):
+            out.append(f"Layout: **{result['layout_label']}**")
+        for name, value in (result.get("figures") or {}).items():
+            if value is not None:
+                out.append(f"- {name}: {value}")
+        if result.get("findings"):
+            out += ["", "Findings:"]
+            out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
+        if result.get("sources"):
+            out += ["", "Sources: " + ", ".join(result["sources"])]
+    return "\n".join(out) + "\n"
+
+
+def finish(journal: Path) -> tuple[Path, Path]:
+    """Write the final Markdown and JSON next to the journal."""
+    doc = document(journal)
+    md_path = journal.with_suffix(".md")
+    json_path = journal.with_suffix(".json")
+    write_new(json_path, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_new(md_path, markdown(doc))
+    return md_path, json_path
+
+
+def recover(folder: Path) -> list[Path]:
+    """Complete every journal without final files (a session that was killed)."""
+    done = []
+    for journal in sorted(folder.glob("*.journal")):
+        if journal.with_suffix(".json").exists():
+            continue
+        finish(journal)
+        done.append(journal.with_suffix(".json"))
+    return done
+
+
+def listing(folder: Path) -> list[dict[str, Any]]:
+    """Every transcript in a folder: id, kind, start, turns, complete, layout."""
+    rows = []
+    for journal in sorted(folder.glob("*.journal")):
+        try:
+            doc = document(journal)
+        except (AdvisorError, OSError, KeyError):
+            continue
+        result = doc.get("result") or {}
+        rows.append({"id": doc["id"], "kind": doc["kind"], "started_at": doc["started_at"], "turns": len(doc["turns"]),
+                     "complete": doc["complete"], "final_files": journal.with_suffix(".json").exists(),
+                     "layout": result.get("layout_label")})
+    return rows
+
+
+def find(folder: Path, ident: str) -> Path:
+    """The journal of a transcript id (or a unique prefix of it)."""
+    matches = [p for p in folder.glob("*.journal") if p.stem == ident or p.stem.startswith(ident)]
+    if len(matches) != 1:
+        raise InputError(f"{'no' if not matches else 'more than one'} transcript matches {ident!r}", where=str(folder),
+                         hint="see `advisor transcripts list`")
+    return matches[0]
+
+
+@dataclass
+class Replay:
+    """What today's rules and knowledge say for a recorded scenario, compared with then."""
+
+    same: bool
+    before: dict[str, Any]
+    after: dict[str, Any]
+    rule_base_changed: bool
+    rules_added: list[str]
+    rules_removed: list[str]
+    rules_changed: list[str]
+    fired_added: list[str]
+    fired_removed: list[str]
+
+
+def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
+    """Run the recorded inputs through today's rules; name what changed."""
+    from advisor.scenario import build
+
+    before = doc.get("result") or {}
+    if doc.get("kind") == "audit" or not doc.get("inputs") or "model" not in (doc.get("inputs") or {}):
+        raise InputError("this transcript has no scenario to replay (audits are replayed by auditing the bundle again)")
+    inputs = dict(doc["inputs"])
+    raw = {k: v for k, v in inputs.items() if k in ("model", "precision", "kv_cache_dtype", "engine")}
+    raw["model"] = inputs.get("model_id") or inputs["model"]
+    hw = {k: v for k, v in inputs["hardware"].items() if k != "gpu_id" and v is not None}
+    hw["gpu"] = inputs["hardware"].get("gpu_id") or hw["gpu"]
+    raw["hardware"] = hw
+    raw["workload"] = {k: v for k, v in inputs["workload"].items() if v is not None}
+    rec = engine.evaluate(build(raw, engine.kb, where="transcript"), lang)
+    after = summary(rec) or {}
+    then, now = doc.get("rule_hashes", {}), rule_hashes(engine)
+    fired_then, fired_now = set(before.get("rules", [])), set(after.get("rules", []))
+    return Replay(
+        same=before.get("layout") == after.get("layout") and fired_then == fired_now,
+        before=before,
+        after=after,
+        rule_base_changed=doc.get("rule_base_hash") != engine.rule_base_hash,
+        rules_added=sorted(set(now) - set(then)),
+        rules_removed=sorted(set(then) - set(now)),
+        rules_changed=sorted(r for r in set(now) & set(then) if now[r] != then[r]),
+        fired_added=sorted(fired_now - fired_then),
+        fired_removed=sorted(fired_then - fired_now),
+    )

@@ -1,0 +1,180 @@
+"""Transcripts for support tickets: recorded, redacted, recoverable after a kill, replayable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from advisor import transcripts as t
+from advisor.engine import Engine
+from advisor.paths import knowledge_dir, rules_dir
+from advisor.redact import Redactor
+from tests.evidence_data import verbatim
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "tests" / "data" / "scenario-rtx-pro-60-users.yaml"
+
+
+def _record(cli, folder: Path, *extra: str) -> dict:
+    code, _, err = cli("recommend", str(SCENARIO), "--record", "--transcripts", str(folder), *extra)
+    assert code == 0 and "transcript recorded" in err
+    return json.loads(next(folder.glob("*.json")).read_text())
+
+
+def test_recommend_records_markdown_and_json(cli, tmp_path):
+    doc = _record(cli, tmp_path)
+    assert doc["schema"] == "advisor.transcript/1" and doc["complete"]
+    assert doc["result"]["layout_label"] == "TP 2"
+    assert "split-for-capacity" in doc["result"]["rules"] and "seed-002" in doc["result"]["sources"]
+    assert len(doc["rule_hashes"]) == len(Engine.load().rules.rules)
+    md = next(tmp_path.glob("*.md")).read_text()
+    assert "**User:** advisor recommend" in md and "Layout: **TP 2**" in md
+
+
+def test_replaying_an_unchanged_session_says_no_change(cli, tmp_path):
+    _record(cli, tmp_path)
+    code, out, _ = cli("replay", str(next(tmp_path.glob("*.json"))))
+    assert code == 0 and out.startswith("no change")
+
+
+def test_replay_names_the_rule_that_changed(cli, tmp_path, monkeypatch):
+    _record(cli, tmp_path / "t")
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules)
+    p2p = rules / "p2p.yaml"
+    p2p.write_text(p2p.read_text().replace("when: tp > 1 and tp_link == 'pcie'\n", "when: tp > 1 and tp_link == 'pcie' and users > 100\n", 1))
+    monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    assert code == 1
+    assert "rules that no longer fire: tp-over-pcie" in out and "rules changed: tp-over-pcie" in out
+
+
+def test_two_transcripts_of_the_same_inputs_differ_only_in_timestamps_and_ids(cli, tmp_path):
+    a = _record(cli, tmp_path / "a")
+    b = _record(cli, tmp_path / "b")
+    for doc in (a, b):
+        for key in ("id", "started_at", "ended_at"):
+            doc.pop(key)
+        for turn in doc["turns"]:
+            turn.pop("at")
+            turn["said"] = turn["said"].replace(str(tmp_path / "a"), "X").replace(str(tmp_path / "b"), "X")
+    assert a == b
+
+
+def test_redaction_of_real_evidence_keeps_placeholders_stable():
+    r = Redactor()
+    topo = verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt")
+    smi = verbatim("smi_01_h800_hgx_nvidia_smi_q_i0.txt")
+    launch = "HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456 vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --api-key sk-live-0123456789abcdefghij\n"
+    out = r.text(topo + smi + launch + "again: epyc and GPU-34bf77d1-c686-6821-79a8-32d326c5039c")
+    assert "root@host-1" in out and "epyc" not in out
+    assert "GPU-34bf77d1" not in out and "gpu-uuid-1" in out and out.count("gpu-uuid-1") == 2
+    assert "1651323018291" not in out and "serial-1" in out
+    assert "hf_QwErTy" not in out and "sk-live" not in out and "HF_TOKEN=secret-1" in out
+    assert "meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2" in out  # what matters stays
+
+
+def test_chat_transcript_is_redacted_unless_asked_not_to(tmp_path):
+    engine = Engine.load()
+    rec = t.Recorder.start("chat", engine, tmp_path, redact=True)
+    rec.turn("we run on gpu-node-7 (10.20.30.40), token hf_abcdefghijklmnopqrstuvw", "ok")
+    rec.close()
+    text = next(tmp_path.glob("*.journal")).read_text()
+    assert "10.20.30.40" not in text and "hf_abcdef" not in text and "ip-1" in text
+    raw = t.Recorder.start("chat", engine, tmp_path / "raw", redact=False)
+    raw.turn("10.20.30.40", "ok")
+    md, _ = raw.close()
+    assert "10.20.30.40" in md.read_text() and "not redacted" in md.read_text()
+
+
+def test_final_files_are_never_overwritten(tmp_path):
+    path = tmp_path / "x.json"
+    t.write_new(path, "one")
+    with pytest.raises(t.TranscriptError):
+        t.write_new(path, "two")
+    assert path.read_text() == "one" and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_concurrent_sessions_in_one_folder_do_not_clobber(tmp_path):
+    engine = Engine.load()
+    recorders = [t.Recorder.start("chat", engine, tmp_path) for _ in range(8)]
+    for i, rec in enumerate(recorders):
+        rec.turn(f"turn of session {i}", "ok")
+    for rec in recorders:
+        rec.close()
+    docs = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert len(docs) == 8 and len({d["id"] for d in docs}) == 8
+    assert sorted(d["turns"][0]["said"] for d in docs) == sorted(f"turn of session {i}" for i in range(8))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_folder_is_reported_and_the_session_goes_on(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    messages: list[str] = []
+    rec = t.Recorder.start("chat", Engine.load(), folder, on_error=messages.append)
+    rec.turn("hello", "ok")
+    assert rec.failed and messages and "not recorded" in messages[0]
+
+
+def test_unwritable_folder_is_reported_and_the_session_goes_on(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    messages: list[str] = []
+    rec = t.Recorder.start("chat", Engine.load(), blocker / "transcripts", on_error=messages.append)
+    rec.turn("hello", "ok")
+    assert rec.close() is None
+    assert messages and "transcript not recorded" in messages[0]
+
+
+def test_a_chat_killed_mid_session_leaves_a_recoverable_transcript(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", "chat", "--plain", "--transcripts", str(tmp_path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdout.readline()  # help line
+    proc.stdout.readline()  # first question
+    answers = ["llama 70b in fp8 with fp8 kv cache", "zwei RTX Pro 6000", "60 Nutzer"]
+    for answer in answers:
+        proc.stdin.write(answer + "\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not proc.stdout.readline().startswith("?") and time.monotonic() < deadline:
+            pass
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert not list(tmp_path.glob("*.json"))
+    from advisor.cli import main
+
+    assert main(["transcripts", "recover", "--transcripts", str(tmp_path)]) == 0
+    doc = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert [turn["said"] for turn in doc["turns"]] == answers
+    assert doc["complete"] is False and doc["result"]["layout_label"] == "TP 2"
+
+
+def test_transcripts_list_show_export(cli, tmp_path):
+    doc = _record(cli, tmp_path)
+    code, out, _ = cli("transcripts", "list", "--transcripts", str(tmp_path))
+    assert doc["id"] in out and "complete" in out
+    code, out, _ = cli("transcripts", "show", doc["id"][:20], "--transcripts", str(tmp_path))
+    assert out.startswith(f"# Advisor transcript {doc['id']}")
+    code, out, _ = cli("transcripts", "export", doc["id"], "--format", "json", "--transcripts", str(tmp_path))
+    assert json.loads(out)["id"] == doc["id"]
+
+
+def test_knowledge_change_is_visible_in_the_hash(tmp_path):
+    kb = tmp_path / "knowledge"
+    shutil.copytree(knowledge_dir(), kb)
+    (kb / "settings.yaml").write_text((kb / "settings.yaml").read_text().replace("context_tokens: 8192", "context_tokens: 4096"))
+    assert Engine.load(kb, rules_dir()).knowledge_hash != Engine.load().knowledge_hash
