@@ -391,6 +391,25 @@ def _busbw_facts(f: Facts, parsed: list[Parsed], env: Mapping[str, Any]) -> None
     f.put("busbw_expected_gbs", gbs, None)
 
 
+def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
+    """Link facts of the GPU alone, for checks that need no model (measured bus bandwidth)."""
+    from advisor.facts import DOMAIN_SIZES
+
+    try:
+        gpu = engine.kb.find_gpu(str(hw["gpu"]))
+    except AdvisorError:
+        return {}
+    nvlink = str(hw.get("nvlink") or gpu.nvlink)
+    per_node = int(hw.get("gpus_per_node") or 1)
+    return {
+        "pcie_gbs": engine.kb.pcie_link(gpu.pcie_gen).gbs_per_direction if gpu.pcie_gen else None,
+        "nvlink": nvlink,
+        "nvlink_gbs": gpu.nvlink_gbs_per_direction if nvlink != "none" else None,
+        "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
+        "node_link_gbs": float(hw["node_link_gbps"]) / 8 if hw.get("node_link_gbps") else None,
+    }
+
+
 def _layout(dep: Mapping[str, Any]) -> Layout:
     tp, pp, dp = int(dep.get("tp") or 1), int(dep.get("pp") or 1), int(dep.get("dp") or 1)
     return Layout(dp, tp, pp, int(dep.get("ep") or 1))
@@ -425,6 +444,8 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
         spec = engine.kb.facts[missing]
         unknowns.append(Unknown(missing, spec.question.get(lang) if spec.question else missing,
                                 "needed to check fit, split and link rules", (), spec.settle.get(lang) if spec.settle else None))
+    if rec is None and hw.get("gpu"):
+        env = {**_hardware_env(engine, hw), **env}
     _busbw_facts(f, parsed, env)
     env.update(f.values)
     findings = list(rec.findings) if rec else []

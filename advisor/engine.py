@@ -74,6 +74,7 @@ class Engine:
         self.calc = Calculator(kb, self.layout_fact_names)
         self.scenario_rules = [r for r in base.rules.values() if r.scope == "scenario"]
         self.layout_rules = [r for r in base.rules.values() if r.scope == "layout"]
+        self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
         self.latency_us = {
             kind: link.latency_us for link in kb.links.values() if link.latency_us for kind in (link.kind,)
         }
@@ -135,8 +136,10 @@ class Engine:
         for c in cands:
             for name in ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit"):
                 c.env[name] = env[name]
-            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.layout_rules}
+            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
         chosen = cands[0] if only is not None else self._select(cands, env)
+        if chosen is not None:
+            chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
         return self._result(s, env, trace, chosen, cands, lang, origin)
 
     def _scenario_from_layouts(self, env: dict[str, Any], cands: list[Candidate], origin: dict[str, Origin]) -> None:

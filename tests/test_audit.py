@@ -201,3 +201,45 @@ def test_collect_refuses_a_non_empty_folder(cli, tmp_path):
     (tmp_path / "keep.txt").write_text("x")
     code, _, err = cli("collect", "-o", str(tmp_path))
     assert code == 2 and "not empty" in err
+
+
+def test_bus_bandwidth_far_below_the_link(engine, tmp_path):
+    plan = "hardware: {gpu: RTX 4090, gpus_per_node: 4}\n"
+    slow = bundle(tmp_path / "slow", {"allreduce.txt": verbatim("nccl_08_4090_p2p_patch_allreduce_12.7GBs_rows_excerpt.txt"),
+                                      "deployment.yaml": plan})
+    found = findings(audit(engine, [slow]))["audit-busbw-below-link"]
+    assert "12.7 GB/s" in found.title and "32 GB/s" in found.title and "pcie" in found.title
+    assert found.evidence[0].file.endswith("allreduce.txt") and "12.69" in found.evidence[0].text
+    healthy = bundle(tmp_path / "ok", {"allreduce.txt": verbatim("nccl_07_4xRTX4090_pcie_allreduce_25.9GBs_indented_truncated.txt"),
+                                       "deployment.yaml": plan})
+    assert "audit-busbw-below-link" not in findings(audit(engine, [healthy]))
+
+
+def test_logs_show_a_hang_and_refused_peer_access(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {"vllm.log": verbatim("log_03_vllm_watchdog_allreduce_timeout_600s.txt"),
+                                     "sglang.log": verbatim("log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"),
+                                     "deployment.yaml": "accept:\n  - {rule: audit-nccl-timeout, reason: known}\n"})
+    result = audit(engine, [folder])
+    found = findings(result)
+    assert found["audit-nccl-timeout"].severity == "error" and found["audit-nccl-timeout"].suppressed is None
+    assert "Watchdog caught collective operation timeout" in found["audit-nccl-timeout"].evidence[0].text
+    assert "peer access is not supported" in found["audit-peer-access-unsupported"].evidence[0].text
+    assert result.worst() == "error"
+
+
+def test_nccl_p2p_disabled_although_p2p_works(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {
+        "p2p.txt": verbatim("p2p_02_5xRTX50_patched_driver_all_OK.txt"),
+        "compose-env.txt": "NCCL_P2P_DISABLE=1 CUDA_VISIBLE_DEVICES=3,4 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n",
+        "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\n",
+    })
+    found = findings(audit(engine, [folder]))
+    assert "audit-nccl-p2p-disabled-where-p2p-works" in found
+    assert any("NCCL_P2P_DISABLE=1" in e.text for e in found["audit-nccl-p2p-disabled-where-p2p-works"].evidence)
+
+
+def test_ep_size_that_is_not_tp_times_dp(engine, tmp_path):
+    launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 2 --ep-size 4 --enable-dp-attention\n"
+    folder = bundle(tmp_path / "b", {"start.sh": launch, "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8}\n"})
+    found = findings(audit(engine, [folder]))
+    assert "audit-ep-size-not-tp-times-dp" in found

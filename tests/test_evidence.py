@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.evidence import kernel, smi, topo
+from tests.evidence_data import AUDIT_DATA as AUDIT
 from tests.evidence_data import verbatim
 
 
@@ -112,3 +113,70 @@ def test_acs_control_bits_from_lspci():
 def test_downgraded_gpu_link_and_bar_sizes_from_lspci():
     gpu = kernel.parse_lspci(verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"), "x").data["gpus"][0]
     assert gpu["downgraded"] and gpu["link_gts"] == 2.5 and gpu["link_width"] == 16 and "64G" in gpu["bars"]
+
+
+from advisor.evidence import launch, nccl  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("name", "engine", "model", "tp", "pp", "dp", "extra"),
+    [
+        ("launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt", "vllm", "/workspace/models/Qwen1.5-7B-Chat", 2, None, None,
+         {"gpus": [0, 1]}),
+        ("launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt", "vllm", "h2oai/h2ogpt-4096-llama2-7b-chat", 2, None, None, {}),
+        ("launch_03_vllm_k8s_deployment_args_tp4_truncated.txt", "vllm", "Qwen/Qwen2-72B-Instruct-GPTQ-Int4", 4, None, None,
+         {"kv_cache_dtype": "fp8_e4m3"}),
+        ("launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt", "vllm", "Qwen/Qwen3-VL-235B-A22B-Instruct", 8, None, None, {}),
+        ("launch_05_sglang_docker_tp8_dp_attention_hf_token_curly_quotes.txt", "sglang", "deepseek-ai/DeepSeek-V3-Base", 8, None, None, {}),
+        ("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt", "vllm", "/model", 8, 2, None, {}),
+        ("launch_10_sglang_docker_dp4_tp2_8gpu_duplicate_flag.txt", "sglang", "Qwen/QwQ-32B", 2, 1, 4, {}),
+    ],
+)
+def test_engine_launches_as_people_post_them(name, engine, model, tp, pp, dp, extra):
+    text = verbatim(next(p.name for p in AUDIT.glob(name[:9] + "*")))
+    assert launch.looks_like_launch(text)
+    first = launch.parse_launch(text, name).data["launches"][0]
+    assert (first["engine"], first.get("model"), first.get("tp"), first.get("pp"), first.get("dp")) == (engine, model, tp, pp, dp)
+    for key, value in extra.items():
+        assert first.get(key) == value
+
+
+def test_nccl_environment_of_a_docker_run():
+    first = launch.parse_launch(verbatim("launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt"), "x").data["launches"][0]
+    assert first["env"]["NCCL_P2P_DISABLE"] == "1" and first["env"]["CUDA_VISIBLE_DEVICES"] == "0,1"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "peak", "ranks"),
+    [("nccl_01", 839.16, 72), ("nccl_02", 21.4, None), ("nccl_06", 115.86, None), ("nccl_07", 25.95, 4), ("nccl_08", 12.69, None)],
+)
+def test_all_reduce_perf_outputs(prefix, peak, ranks):
+    text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
+    assert nccl.looks_like_allreduce(text)
+    parsed = nccl.parse_allreduce(text, prefix)
+    assert parsed.data["peak_busbw"] == peak and parsed.data["n_ranks"] == ranks
+
+
+def test_p2p_bandwidth_test_with_p2p_writes_slower_than_copies():
+    parsed = nccl.parse_p2p_test(verbatim(next(p.name for p in AUDIT.glob("nccl_04*"))), "x")
+    assert parsed.data["p2p"] == "broken" and parsed.data["enabled_gbs"] < parsed.data["disabled_gbs"]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "event"),
+    [("log_01", "peer_access_unsupported"), ("log_02", "custom_allreduce_disabled"), ("log_03", "nccl_timeout"),
+     ("log_04", "nccl_shm"), ("log_05", "nccl_p2p"), ("log_07", "oom"), ("log_08", "oom"), ("log_10", "nccl_p2p_disabled")],
+)
+def test_engine_log_events(prefix, event):
+    text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
+    assert nccl.looks_like_log(text)
+    assert nccl.parse_log(text, prefix).data["events"].get(event)
+
+
+def test_query_csv_with_and_without_header():
+    with_header = smi.parse_csv(verbatim(next(p.name for p in AUDIT.glob("smi_06*"))), "x")
+    assert [g["name"] for g in with_header.data["gpus"]] == ["NVIDIA L40S"] * 2 and with_header.data["gpus"][0]["memory_mib"] == 46068
+    text = verbatim(next(p.name for p in AUDIT.glob("smi_05*")))
+    assert smi.looks_like_csv(text)
+    bare = smi.parse_csv(text, "x")
+    assert len(bare.data["gpus"]) == 4 and bare.data["gpus"][3]["bus_id"] == "00000000:74:00.0"

@@ -12,9 +12,11 @@ from typing import Any
 
 from advisor.evidence import Parsed, clean
 
-VLLM = re.compile(r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server)")
-SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server")
-ENV = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z_]+|VLLM_[A-Z_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)")
+VLLM = re.compile(r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)")
+SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
+ENV = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)")
+COMMAND = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
+CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)\s+run\b")
 
 FLAGS: dict[str, tuple[str, ...]] = {
     "tp": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size"),
@@ -90,15 +92,12 @@ def _from_mapping(doc: Any, out: Parsed, launches: list[dict[str, Any]]) -> None
     """docker-compose services or Kubernetes containers: command/args plus environment."""
     if isinstance(doc, Mapping):
         containers: list[Mapping[str, Any]] = []
-        services = doc.get("services")
-        if isinstance(services, Mapping):
-            containers += [s for s in services.values() if isinstance(s, Mapping)]
-        stack = [doc]
+        stack: list[Any] = [doc]
         while stack:
             node = stack.pop()
             if isinstance(node, Mapping):
-                if isinstance(node.get("containers"), list):
-                    containers += [c for c in node["containers"] if isinstance(c, Mapping)]
+                if any(k in node for k in ("command", "args", "entrypoint")):
+                    containers.append(node)
                 stack += [v for v in node.values() if isinstance(v, (Mapping, list))]
             elif isinstance(node, list):
                 stack += [v for v in node if isinstance(v, (Mapping, list))]
@@ -110,7 +109,7 @@ def _from_mapping(doc: Any, out: Parsed, launches: list[dict[str, Any]]) -> None
                     parts += _tokens(value)
                 elif isinstance(value, list):
                     parts += [str(v) for v in value]
-            command = " ".join(parts)
+            command = " ".join(parts + [str(c.get("image", ""))])
             if not _engine(command) and not any(t.startswith("--tensor-parallel-size") or t == "--tp" for t in parts):
                 continue
             env = _env(c.get("environment") or c.get("env"))
@@ -142,11 +141,12 @@ def parse_launch(text: str, file: str) -> Parsed:
             env_lines[m.group(1)] = m.group(2)
             out.at(f"env:{m.group(1)}", no, line)
         engine = _engine(line)
-        if engine and not line.lstrip().startswith(("#", "-", "command:", "args:")):
+        runs = COMMAND.search(line) or CONTAINER_RUN.search(line)
+        if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:")):
             tokens = _tokens(line[line.find(line.lstrip()):])
             launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
             out.at(f"launch:{len(launches) - 1}", no, line)
-    if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers)\s*:", text, re.M):
+    if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers|command|args)\s*:", text, re.M):
         from advisor.errors import AdvisorError
 
         try:

@@ -8,6 +8,7 @@ import re
 from advisor.evidence import Evidence, Parsed, clean
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_p2p": re.compile(r"NCCL INFO Channel \d+.* via P2P/"),
     "nccl_shm": re.compile(r"NCCL INFO Channel \d+.* via SHM"),
@@ -16,14 +17,17 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_warn": re.compile(r"NCCL WARN"),
     "nccl_timeout": re.compile(r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out|collective operation timeout", re.I),
     "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices", re.I),
-    "custom_allreduce_disabled": re.compile(r"Custom allreduce is disabled", re.I),
-    "oom": re.compile(r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory", re.I),
+    "custom_allreduce_disabled": re.compile(r"Custom ?all ?reduce(V2)? is disabled", re.I),
+    "oom": re.compile(r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory"
+                      r"|Available KV cache memory: -", re.I),
 }
 
 
 def looks_like_allreduce(text: str) -> bool:
     """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
-    return bool(re.search(r"algbw\s+busbw", text)) and bool(re.search(r"(redop|all_reduce|sum\s+-1)", text))
+    table = re.search(r"algbw\s+busbw", text) and re.search(r"(redop|all_reduce|sum\s+-1)", text)
+    rows = len(re.findall(r"^\s*\d+\s+\d+\s+\w+\s+sum\s+-1\s", text, re.M))
+    return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth\s*:", text) and OLD_ROW.search(text)))
 
 
 def looks_like_p2p_test(text: str) -> bool:
@@ -51,10 +55,16 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             out.at(f"rank:{m.group(1)}", no, line)
             continue
         m = ROW.match(line)
-        if m and not line.lstrip().startswith("#"):
+        old = None if m else OLD_ROW.match(line)
+        if (m or old) and not line.lstrip().startswith("#"):
             try:
-                rows.append({"bytes": float(m.group(1)), "time_us": float(m.group(6)), "algbw": float(m.group(7)),
-                             "busbw": float(m.group(8))})
+                if m:
+                    rows.append({"bytes": float(m.group(1)), "time_us": float(m.group(6)), "algbw": float(m.group(7)),
+                                 "busbw": float(m.group(8))})
+                else:
+                    assert old is not None
+                    rows.append({"bytes": float(old.group(1)), "time_us": float(old.group(4)), "algbw": float(old.group(5)),
+                                 "busbw": float(old.group(6))})
             except ValueError:
                 continue
             if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
@@ -80,28 +90,53 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         "avg_busbw": avg,
         "ranks": ranks,
         "hosts": sorted({str(r["host"]) for r in ranks}),
-        "n_ranks": len(ranks) or out.data.get("ngpus_per_thread"),
+        "n_ranks": (max(int(r["rank"]) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
         "gpu_names": sorted({str(r["name"]) for r in ranks}),
     })
     return out
 
 
+def _matrix_mean(lines: list[str], title: str) -> float | None:
+    """Mean of the off-diagonal cells of a p2pBandwidthLatencyTest matrix, by its title line."""
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith(title)), None)
+    if start is None:
+        return None
+    cells: list[float] = []
+    for line in lines[start + 2 :]:
+        tokens = line.split()
+        if not tokens or not tokens[0].isdigit():
+            break
+        row = int(tokens[0])
+        cells += [float(v) for j, v in enumerate(tokens[1:]) if j != row and re.fullmatch(r"[\d.]+", v)]
+    return sum(cells) / len(cells) if cells else None
+
+
 def parse_p2p_test(text: str, file: str) -> Parsed:
-    """Which device pairs can access each other, from p2pBandwidthLatencyTest."""
+    """Which device pairs can access each other, and whether P2P writes beat copies through the host."""
     out = Parsed("p2p-bandwidth-test", file)
     denied: list[tuple[int, int]] = []
     allowed: list[tuple[int, int]] = []
-    for no, line in enumerate(clean(text).split("\n"), 1):
+    lines = clean(text).split("\n")
+    for no, line in enumerate(lines, 1):
         m = re.search(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)", line)
         if m:
             pair = (int(m.group(1)), int(m.group(3)))
             (allowed if m.group(2) == "CAN" else denied).append(pair)
             if m.group(2) == "CANNOT":
                 out.at(f"denied:{pair[0]}-{pair[1]}", no, line)
-    if not denied and not allowed:
-        out.notes.append("no 'Device=a CAN/CANNOT Access Peer Device=b' lines found")
-    out.data = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
-                "p2p": "broken" if denied else ("ok" if allowed else None)}
+    disabled = _matrix_mean(lines, "Unidirectional P2P=Disabled Bandwidth Matrix")
+    enabled = _matrix_mean(lines, "Unidirectional P2P=Enabled Bandwidth")
+    data: dict[str, object] = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
+                               "p2p": "broken" if denied else ("ok" if allowed else None),
+                               "disabled_gbs": disabled, "enabled_gbs": enabled}
+    if enabled is not None and disabled is not None and not denied:
+        data["p2p"] = "ok" if enabled > disabled * 1.2 else "broken"
+        if data["p2p"] == "broken":
+            no = next(i for i, line in enumerate(lines, 1) if line.strip().startswith("Unidirectional P2P=Enabled"))
+            out.at("slow-p2p", no, f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)")
+    if data["p2p"] is None:
+        out.notes.append("neither 'CAN/CANNOT Access Peer' lines nor both bandwidth matrices found")
+    out.data = data
     return out
 
 

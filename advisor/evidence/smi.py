@@ -16,7 +16,8 @@ def looks_like_query(text: str) -> bool:
 
 def looks_like_csv(text: str) -> bool:
     """`--query-gpu ... --format=csv`: a header naming query fields, then rows."""
-    return bool(re.search(r"^\s*(index|name|pci\.bus_id|memory\.total)( \[[^]]*\])?\s*,", text, re.M))
+    header = re.search(r"^\s*(index|name|pci\.bus_id|memory\.total)( \[[^]]*\])?\s*,", text, re.M)
+    return bool(header or re.search(r"^\d+, (NVIDIA |Tesla |Quadro )[^,\n]+(, [^,\n]+)*$", text, re.M))
 
 
 def looks_like_nvlink(text: str) -> bool:
@@ -87,9 +88,20 @@ def parse_csv(text: str, file: str) -> Parsed:
     lines = clean(text).split("\n")
     start = next((i for i, line in enumerate(lines) if re.match(r"^\s*(index|name|pci\.bus_id|memory\.total)", line)), None)
     if start is None:
-        out.notes.append("no CSV header found")
-        return out
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+        start = next((i for i, line in enumerate(lines) if re.match(r"^\d+, ", line)), None)
+        if start is None:
+            out.notes.append("no CSV header or GPU rows found")
+            return out
+        out.notes.append("no header row: columns read as index, name, then bus id or memory by their form")
+        rows = [["index", "name"]] + list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+        width = max(len(r) for r in rows[1:])
+        guess = ["index", "name"] + [
+            "pci.bus_id" if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", rows[1][j]) else
+            ("memory.total" if "MiB" in rows[1][j] else f"column{j}") for j in range(2, width)]
+        rows[0] = guess
+        start -= 1
+    else:
+        rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     header = [h.strip().split(" [")[0] for h in rows[0]]
     gpus = []
     for offset, row in enumerate(rows[1:], start + 2):
