@@ -9,7 +9,7 @@ apart. Nothing here imports sympy: the answer path stays fast.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ class Formula:
     spec: FormulaSpec
     expr: Expression
     when: Expression | None
+    fast: Callable[[Mapping[str, Any]], Any] | None = None
 
     @property
     def inputs(self) -> frozenset[str]:
@@ -37,7 +38,7 @@ class Formula:
 
     def compute(self, env: Mapping[str, Any]) -> Any:
         """The value, or None when an input is unknown or the arithmetic is undefined."""
-        value = self.expr.evaluate(env)
+        value = self.fast(env) if self.fast is not None else self.expr.evaluate(env)
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             return None
         return value
@@ -92,6 +93,7 @@ class Calculator:
 
     def __init__(self, kb: Knowledge, layout_facts: Iterable[str]) -> None:
         known = set(kb.facts)
+        fast = _generated(kb)
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
             where = f"{spec.where} formula {spec.id}"
@@ -101,6 +103,7 @@ class Calculator:
                 spec=spec,
                 expr=parse(spec.expr, known, where=where),
                 when=parse(spec.when, known, where=where) if spec.when else None,
+                fast=fast.get(spec.id),
             )
         self.order = _topological(self.formulas)
         layout = set(layout_facts)
@@ -129,6 +132,18 @@ class Calculator:
         """The formula that computed `fact` in a run, if any."""
         fid = trace.get(fact)
         return self.formulas.get(fid) if fid else None
+
+
+def _generated(kb: Knowledge) -> dict[str, Callable[[Mapping[str, Any]], Any]]:
+    """The generated plain-Python formulas, if they were generated from this very formulas.yaml."""
+    import hashlib
+
+    from advisor import formulas_generated
+
+    path = kb.root / "formulas.yaml"
+    if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest()[:16] != formulas_generated.SOURCE_HASH:
+        return {}
+    return dict(formulas_generated.FUNCTIONS)
 
 
 def _topological(formulas: Mapping[str, Formula]) -> list[str]:

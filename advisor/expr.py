@@ -147,6 +147,17 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
             ops.append(fn)
         first = sub(node.left)
         rest = [sub(c) for c in node.comparators]
+        if len(ops) == 1:
+            op, second = ops[0], rest[0]
+            if isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Constant):
+                key, const = node.left.id, node.comparators[0].value
+                return lambda env: None if (v := env.get(key)) is None else op(v, const)
+
+            def compare_two(env: Env) -> Any:
+                a, b = first(env), second(env)
+                return None if a is None or b is None else op(a, b)
+
+            return compare_two
         return lambda env: _compare(first(env), ops, [r(env) for r in rest])
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "known" and len(node.args) == 1 and not node.keywords:
