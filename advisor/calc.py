@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from advisor.errors import KnowledgeError
@@ -43,13 +44,22 @@ class Formula:
             return None
         return value
 
+    @cached_property
+    def _template(self) -> str:
+        return _render(self.expr.tree, placeholders=True)
+
+    @cached_property
+    def _text(self) -> str:
+        return f"{self.spec.result} = {_render(self.expr.tree)}"
+
     def text(self) -> str:
         """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
-        return f"{self.spec.result} = {_render(self.expr.tree, None)}"
+        return self._text
 
     def with_numbers(self, env: Mapping[str, Any], lang: str = "en") -> str:
         """The same formula with the values from `env` in place of the names."""
-        return _render(self.expr.tree, env, lang)
+        values = {n: "?" if env.get(n) is None else format_number(env.get(n), lang) for n in self.expr.names}
+        return self._template.format_map(values)
 
 
 def format_number(value: Any, lang: str = "en") -> str:
@@ -69,22 +79,21 @@ def format_number(value: Any, lang: str = "en") -> str:
     return f"{value:.3g}"
 
 
-class _Numbers(ast.NodeTransformer):
-    def __init__(self, env: Mapping[str, Any] | None, lang: str) -> None:
-        self.env = env
-        self.lang = lang
-
+class _Placeholders(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        if self.env is None:
-            return node
-        value = self.env.get(node.id)
-        return ast.Name(id="?" if value is None else format_number(value, self.lang), ctx=ast.Load())
+        return ast.Name(id="{" + node.id + "}", ctx=ast.Load())
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node.args = [self.visit(a) for a in node.args]
+        return node
 
 
-def _render(tree: ast.expr, env: Mapping[str, Any] | None, lang: str = "en") -> str:
+def _render(tree: ast.expr, placeholders: bool = False) -> str:
     import copy
 
-    text = ast.unparse(_Numbers(env, lang).visit(copy.deepcopy(tree)))
+    if placeholders:
+        tree = _Placeholders().visit(copy.deepcopy(tree))
+    text = ast.unparse(tree)
     return text.replace(" ** ", "^").replace(" * ", " × ")
 
 

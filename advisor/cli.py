@@ -167,13 +167,50 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from advisor.rules import SEVERITIES
 
     engine = Engine.load()
-    result = audit(engine, [Path(p) for p in args.paths], lang=args.lang)
+    paths = [Path(p) for p in args.paths]
+    if args.fleet or (len(paths) > 1 and all(p.is_dir() for p in paths)):
+        return _audit_fleet(engine, paths, args)
+    result = audit(engine, paths, lang=args.lang)
     write = {"json": render.to_json, "md": render.to_markdown, "sarif": render.to_sarif}.get(args.format, render.to_text)
     sys.stdout.write(write(result, engine))
     if args.record:
         _record("audit", engine, args, result)
     worst = result.worst()
     if args.fail_on != "never" and worst is not None and SEVERITIES.index(worst) >= SEVERITIES.index(args.fail_on):
+        return ExitCode.FINDINGS
+    return ExitCode.OK
+
+
+def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> int:
+    """Many bundles: one audit each, with --jobs workers and a progress bar on a terminal."""
+    from advisor.audit import audit_fleet
+    from advisor.render import audit as render
+    from advisor.rules import SEVERITIES
+
+    bundles = [p for p in paths if p.is_dir()]
+    if args.fleet and len(paths) == 1 and paths[0].is_dir():
+        inner = sorted(p for p in paths[0].iterdir() if p.is_dir())
+        bundles = inner or bundles
+    if not bundles:
+        raise InputError("a fleet audit needs bundle folders")
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if tty:
+            width = 30
+            filled = width * done // total
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} bundles")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    items = audit_fleet(engine, bundles, args.lang, max(1, args.jobs), progress)
+    write = render.fleet_json if args.format == "json" else render.fleet_text
+    sys.stdout.write(write(items, engine))
+    if all(i.result is None for i in items):
+        return ExitCode.UNUSABLE
+    worst = [SEVERITIES.index(w) for i in items if i.result and (w := i.result.worst())]
+    if args.fail_on != "never" and worst and max(worst) >= SEVERITIES.index(args.fail_on):
         return ExitCode.FINDINGS
     return ExitCode.OK
 
@@ -353,6 +390,9 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
     a.add_argument("--fail-on", choices=("error", "warning", "advice", "info", "never"), default="error",
                    help="exit 1 when an unsuppressed finding is at or above this severity (default: error)")
+    a.add_argument("--fleet", action="store_true",
+                   help="each folder is one host's bundle (automatic when several folders are given); one folder of bundle folders also works")
+    a.add_argument("--jobs", type=int, default=1, help="worker processes for a fleet audit (default 1)")
     a.set_defaults(func=cmd_audit)
 
     tr = sub.add_parser("transcripts", parents=[common], help="list, show, export or recover transcripts")

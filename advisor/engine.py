@@ -40,6 +40,8 @@ CONTRACT_FIGURES = {
 }
 ALTERNATIVE_FIGURES = ("conversations", "weights_gib_per_gpu", "prefill_allreduce_ms", "bubble_fraction", "decode_tps_upper")
 MAX_ALTERNATIVES = 8
+TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
+FINDING_DEPTH = TRACE_DEPTH - 1  # a finding's figures show their formula and direct inputs
 
 
 @dataclass
@@ -256,7 +258,7 @@ class Engine:
             fix=fill(rule.fix.get(lang), env, lang) if rule.fix else None,
             verify=tuple(fill(v, env, lang) for v in rule.verify),
             sources=rule.cite,
-            figures=tuple(self.figure(name, env, trace, origin, lang) for name in rule.figures),
+            figures=tuple(self.figure(name, env, trace, origin, lang, depth=FINDING_DEPTH) for name in rule.figures),
             facts={n: env.get(n) for n in sorted(rule.when.names)},
             layout=layout.label() if layout else None,
             conflicts=rule.conflicts,
@@ -280,7 +282,7 @@ class Engine:
             return FigureTrace(fact=name, value=env.get(name), unit=unit, kind=o.kind, detail=o.detail, cite=o.cite,
                                title=spec.doc.get(lang) if spec else "")
         inputs: tuple[FigureTrace, ...] = ()
-        if depth < 6:
+        if depth < TRACE_DEPTH:
             inputs = tuple(
                 self.figure(n, env, trace, origin, lang, depth + 1) for n in sorted(formula.expr.names)
             )

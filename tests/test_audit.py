@@ -243,3 +243,20 @@ def test_ep_size_that_is_not_tp_times_dp(engine, tmp_path):
     folder = bundle(tmp_path / "b", {"start.sh": launch, "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8}\n"})
     found = findings(audit(engine, [folder]))
     assert "audit-ep-size-not-tp-times-dp" in found
+
+
+def test_fleet_audit_of_many_bundles_with_workers(cli, tmp_path):
+    for i in range(6):
+        gpus = "0, 2" if i % 2 else "0, 1"
+        bundle(tmp_path / f"host-{i}", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                                        "deployment.yaml": L40S_PLAN.replace("[0, 2]", f"[{gpus}]")})
+    bundle(tmp_path / "host-empty", {"empty.txt": ""})
+    code, out, err = cli("audit", "--fleet", str(tmp_path), "--jobs", "2", "--format", "json")
+    doc = json.loads(out)
+    assert doc["schema"] == "advisor.audit-fleet/1" and len(doc["bundles"]) == 7
+    slow = [b for b in doc["bundles"] if b["audit"] and any(f["rule"] == "audit-tp-group-on-slow-path" for f in b["audit"]["findings"])]
+    assert len(slow) == 3
+    assert next(b for b in doc["bundles"] if b["path"].endswith("host-empty"))["error"].startswith("no usable evidence")
+    assert err == ""  # no progress bar when stderr is not a terminal
+    code, out, _ = cli("audit", str(tmp_path / "host-0"), str(tmp_path / "host-1"))
+    assert out.splitlines()[-1].startswith("2 bundles:")

@@ -7,6 +7,7 @@ import re
 from advisor.evidence import Parsed, clean
 
 ACS_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl")
+ACS_ON = re.compile(r"\b(" + "|".join(ACS_FLAGS) + r")\+")
 
 
 KERNEL_PARAMS = ("BOOT_IMAGE", "root", "ro", "quiet", "splash", "console", "intel_iommu", "amd_iommu", "iommu",
@@ -122,7 +123,7 @@ def parse_lspci(text: str, file: str) -> Parsed:
             current = {"address": f"(line {no})", "class": "PCI bridge (from a filtered listing)", "name": "", "line": no}
             devices.append(current)
         if stripped.startswith("ACSCtl:"):
-            enabled = [flag for flag in ACS_FLAGS if re.search(rf"\b{flag}\+", stripped)]
+            enabled = ACS_ON.findall(stripped)
             current["acs_enabled"] = bool(enabled)
             current["acs_flags"] = enabled
             if enabled:

@@ -35,9 +35,12 @@ def looks_like_p2p_test(text: str) -> bool:
     return "P2P Connectivity Matrix" in text or "p2pBandwidthLatencyTest" in text or "Bandwidth Matrix (GB/s)" in text
 
 
+ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values()), re.I)
+
+
 def looks_like_log(text: str) -> bool:
     """An engine or NCCL log with one of the lines the audit knows."""
-    return any(p.search(text) for p in LOG_PATTERNS.values())
+    return bool(ANY_EVENT.search(text))
 
 
 def parse_allreduce(text: str, file: str) -> Parsed:
@@ -145,6 +148,8 @@ def parse_log(text: str, file: str) -> Parsed:
     out = Parsed("engine-log", file)
     seen: dict[str, int] = {}
     for no, line in enumerate(clean(text).split("\n"), 1):
+        if not ANY_EVENT.search(line):
+            continue
         for key, pattern in LOG_PATTERNS.items():
             if pattern.search(line):
                 seen[key] = seen.get(key, 0) + 1

@@ -227,3 +227,39 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
         notes = "; ".join(i.notes)
         out.append(f"- `{Path(i.path).name}`: {', '.join(i.kinds) or 'not used'}" + (f" — {notes}" if notes else ""))
     return "\n".join(out) + "\n"
+
+
+def fleet_text(items: list[Any], engine: Engine) -> str:
+    """One line per bundle, worst first, then the totals."""
+    from advisor.rules import SEVERITIES
+
+    def rank(item: Any) -> int:
+        worst = item.result.worst() if item.result else None
+        return -1 if item.result is None else (SEVERITIES.index(worst) if worst else -2)
+
+    out = []
+    totals = {s: 0 for s in reversed(SEVERITIES)}
+    for item in sorted(items, key=rank, reverse=True):
+        if item.result is None:
+            out.append(f"unusable  {item.path}: {item.error}")
+            continue
+        s = item.result.summary()
+        for k, n in s.items():
+            totals[k] += n
+        layout = item.result.recommendation.layout.label() if item.result.recommendation and item.result.recommendation.layout else "-"
+        worst = item.result.worst() or "clean"
+        rules = ", ".join(sorted({f.rule for f in item.result.findings if f.severity in ("error", "warning") and not f.suppressed}))
+        out.append(f"{worst:<8}  {item.path}  [{layout}]  " + " ".join(f"{n}{k[0]}" for k, n in s.items()) + (f"  {rules}" if rules else ""))
+    unusable = sum(1 for i in items if i.result is None)
+    out.append(f"{len(items)} bundles: " + ", ".join(f"{n} {k}" for k, n in totals.items()) + f", {unusable} unusable")
+    return "\n".join(out) + "\n"
+
+
+def fleet_json(items: list[Any], engine: Engine) -> str:
+    """All bundles' audits as one JSON document: schema advisor.audit-fleet/1."""
+    doc = {
+        "schema": "advisor.audit-fleet/1",
+        "bundles": [{"path": i.path, "error": i.error, "audit": as_dict(i.result) if i.result else None} for i in items],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
+
