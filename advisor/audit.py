@@ -415,8 +415,10 @@ def _layout(dep: Mapping[str, Any]) -> Layout:
     return Layout(dp, tp, pp, int(dep.get("ep") or 1))
 
 
-def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.date | None = None) -> AuditResult:
-    """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable."""
+def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.date | None = None,
+          search: bool = True) -> AuditResult:
+    """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable.
+    `search=False` (fleet audits) skips the alternatives, which a single audit lists."""
     inputs, parsed = parse_files(paths)
     if not parsed:
         raise InputError(
@@ -434,7 +436,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
         try:
             scenario = build(raw, engine.kb, where="deployment")
             layout = _layout(dep)
-            rec = engine.evaluate(scenario, lang, only=layout, known=f.values, known_origin=origins)
+            rec = engine.evaluate(scenario, lang, only=layout, known=f.values, known_origin=origins, search=search)
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
@@ -545,7 +547,10 @@ def _audit_one(args: tuple[str, str]) -> FleetItem:
     path, lang = args
     assert _WORKER_ENGINE is not None
     try:
-        return FleetItem(path, audit(_WORKER_ENGINE, [Path(path)], lang))
+        result = audit(_WORKER_ENGINE, [Path(path)], lang, search=False)
+        if result.recommendation is not None:
+            result.recommendation.trace_builder = None  # a closure over the engine: not sent between processes
+        return FleetItem(path, result)
     except AdvisorError as exc:
         return FleetItem(path, None, exc.one_line())
 

@@ -41,7 +41,7 @@ CONTRACT_FIGURES = {
 ALTERNATIVE_FIGURES = ("conversations", "weights_gib_per_gpu", "prefill_allreduce_ms", "bubble_fraction", "decode_tps_upper")
 MAX_ALTERNATIVES = 8
 TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
-FINDING_DEPTH = TRACE_DEPTH - 1  # a finding's figures show their formula and direct inputs
+FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbers; `how` follows the inputs
 
 
 @dataclass
@@ -119,9 +119,12 @@ class Engine:
         only: Layout | None = None,
         known: Mapping[str, Any] | None = None,
         known_origin: Mapping[str, Origin] | None = None,
+        search: bool = True,
     ) -> Recommendation:
         """The recommendation for a scenario; with `only`, the evaluation of that one layout; `known`
-        facts (read from a host by the audit) replace what the advisor would otherwise assume."""
+        facts (read from a host by the audit) replace what the advisor would otherwise assume. With
+        `only` and `search=False`, only the layouts needed for the scenario facts are evaluated (the
+        smallest fit is then found among pipelines, which never need more GPUs than TP)."""
         env, origin = scenario_facts(s, self.kb)
         if known:
             env.update({k: v for k, v in known.items() if self.kb.facts.get(k) and self.kb.facts[k].kind != "layout"})
@@ -129,7 +132,12 @@ class Engine:
         trace: dict[str, str] = {}
         self.calc.run(env, self.calc.scenario_ids, trace)
         moe = env["model_kind"] == "moe"
-        layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
+        if only is not None and not search:
+            total = env["total_gpus"]
+            pipelines = [Layout(1, 1, g) for g in range(1, min(total, env["n_layers"] or 1) + 1)]
+            layouts = list(dict.fromkeys([only, Layout(total, 1, 1), *pipelines]))
+        else:
+            layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
         layout_known = {k: v for k, v in (known or {}).items() if self.kb.facts.get(k) and self.kb.facts[k].kind == "layout"}
@@ -217,11 +225,13 @@ class Engine:
             out: _round(final_env.get(name)) if name in final_env and (chosen or name in env) else None
             for out, name in CONTRACT_FIGURES.items()
         }
-        traces = {
-            out: self.figure(name, final_env, final_trace, origin, lang)
-            for out, name in CONTRACT_FIGURES.items()
-            if figures.get(out) is not None
-        }
+        def traces() -> dict[str, FigureTrace]:
+            return {
+                out: self.figure(name, final_env, final_trace, origin, lang)
+                for out, name in CONTRACT_FIGURES.items()
+                if figures.get(out) is not None
+            }
+
         return Recommendation(
             input=s.data,
             layout=chosen.layout if chosen else None,
@@ -232,7 +242,7 @@ class Engine:
             launch=launch_commands(s, chosen.layout, chosen.env) if chosen else {},
             lang=lang,
             firings=firings,
-            traces=traces,
+            trace_builder=traces,
             env=final_env,
             trace=final_trace,
             rule_base_hash=self.rule_base_hash,

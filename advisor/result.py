@@ -6,7 +6,9 @@ renderer (text, Markdown, JSON, chat) reads only them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from advisor.knowledge import Citation
@@ -97,11 +99,16 @@ class Recommendation:
     launch: dict[str, str]
     lang: str = "en"
     firings: list[Firing] = field(default_factory=list)
-    traces: dict[str, FigureTrace] = field(default_factory=dict)
+    trace_builder: Callable[[], dict[str, FigureTrace]] | None = field(default=None, repr=False)
     env: dict[str, Any] = field(default_factory=dict)
     trace: dict[str, str] = field(default_factory=dict)
     rule_base_hash: str = ""
     knowledge_hash: str = ""
+
+    @cached_property
+    def traces(self) -> dict[str, FigureTrace]:
+        """How each contract figure was obtained, built on first use (an audit seldom needs them)."""
+        return self.trace_builder() if self.trace_builder else {}
 
     def finding(self, rule_id: str) -> Finding | None:
         """The finding of a rule, if it fired."""

@@ -18,13 +18,14 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from advisor.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, _outcome
+from advisor.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question
 from advisor.engine import Engine
 from advisor.errors import AdvisorError
 from advisor.knowledge import Citation
 from advisor.layouts import Layout
 from advisor.result import Recommendation
 from advisor.tui import replies
+from advisor.tui.replies import cited
 from advisor.tui.strings import LANGS, fact_label, format_value, t
 
 COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", "/audit", "/set")
@@ -77,6 +78,13 @@ class Reply:
     report: str | None = None
     suggestions: tuple[str, ...] = ()
     record: bool = True
+
+
+def outcome(rec: Recommendation | None) -> Any:
+    """What a user would see change: the layout and the rules that warn or rule out (as Consultation compares)."""
+    if rec is None:
+        return None
+    return rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in ("warning", "error")))
 
 
 def parse_intent(text: str) -> tuple[str, str]:
@@ -227,7 +235,7 @@ class ChatSession:
                 typed = self.offered[0]
         self.offered = []
         asked = self.question
-        before = _outcome(c.rec) if c.rec else None
+        before = outcome(c.rec)
         got = c.answer(typed)
         parts: list[str] = []
         if got.fields:
@@ -258,7 +266,7 @@ class ChatSession:
         c, lang = self.c, self.lang
         parts: list[str] = []
         self._next()
-        changed = c.rec is not None and _outcome(c.rec) != before
+        changed = c.rec is not None and outcome(c.rec) != before
         if self.question is not None:
             self.settled_announced = False
             if changed:
@@ -359,7 +367,7 @@ class ChatSession:
         gpus = parsed.data.get("gpus") or []
         if not gpus or not parsed.data.get("paths"):
             return self._reply(said, t("topo_unreadable", lang) + "".join(f"\n- {n}" for n in parsed.notes), "topo")
-        before = _outcome(self.c.rec) if self.c.rec else None
+        before = outcome(self.c.rec)
         wanted = {"hardware.gpus_per_node": len(gpus), "hardware.nvlink": nvlink_kind(gpus, parsed.data.get("nvlinks", {}))}
         taken: dict[str, Any] = {}
         problems = []
@@ -461,7 +469,7 @@ class ChatSession:
         except ValueError as exc:
             return self._reply(said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command")
         old = c.fields.get(path, c.assumed().get(fact))
-        before = _outcome(c.rec) if c.rec else None
+        before = outcome(c.rec)
         error = self._try_set(path, value)
         if error:
             text = t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=error)
@@ -511,7 +519,8 @@ class ChatSession:
             self.recorder = self.recorder_factory(self.engine, self.lang)
             if self.recorder is None:
                 return
-        self.recorder.turn(reply.said, reply.text, self.c.rec, reply.understood)
+        notes = cited(reply.text, reply.notes, self.engine.kb)
+        self.recorder.turn(reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood)
         failed = getattr(self.recorder, "failed", None)
         if failed and failed != self.transcript_note:
             self.transcript_note = failed

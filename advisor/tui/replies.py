@@ -5,6 +5,7 @@ decides anything. No Textual here: the transcript records these same texts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,9 +52,17 @@ def footnotes(rec: Recommendation, kb: Knowledge) -> Footnotes:
 
 
 def ref(notes: Footnotes, c: Citation | None) -> str:
-    """A footnote mark that the chat turns into a link opening the source's quote."""
-    mark = notes.ref(c)
-    return f"[{mark}](fn:{mark[1:-1]})" if mark else ""
+    """A footnote mark, [n], numbered as the side panel's sources."""
+    return notes.ref(c)
+
+
+def cited(text: str, notes: list[Citation], kb: Knowledge) -> str:
+    """The footnotes a text refers to, as lines to append where the marks must resolve (transcripts)."""
+    used = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text) if 0 < int(n) <= len(notes)})
+    if not used:
+        return ""
+    lines = Footnotes(kb, list(notes))
+    return "\n".join(f"[{n}] {lines.line(notes[n - 1])}" for n in used)
 
 
 def figure_value(rec: Recommendation | None, key: str, lang: str) -> str:
@@ -96,13 +105,13 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
     if lead is not None:
         out += [f"{lead.explanation} {''.join(ref(notes, c) for c in lead.sources)}".rstrip(), ""]
     if rec.traces:
-        out += ["| | |", "|---|---:|"]
+        out += [f"| {label('figures', lang)} | |", "|---|---:|"]
         for key in ("weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations",
                     "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound"):
             tr = rec.traces.get(key)
             if tr is None or tr.value is None:
                 continue
-            out.append(f"| {cell(figure_label(key, lang))} {ref(notes, _cite_of(tr))} | {number(tr.value, tr.unit, lang)} |")
+            out.append(f"| {cell(figure_label(key, lang))} {ref(notes, figure_cite(tr))} | {number(tr.value, tr.unit, lang)} |")
         out.append("")
     warn = serious(rec)
     if warn:
@@ -113,12 +122,12 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
     return "\n".join(out).rstrip()
 
 
-def _cite_of(tr: FigureTrace) -> Citation | None:
+def figure_cite(tr: FigureTrace) -> Citation | None:
     """The citation the reports show for a figure: a unit conversion shows its input's."""
     if tr.shows_input:
         named = [i for i in tr.inputs if i.formula or i.detail or i.cite]
         if len(named) == 1:
-            return _cite_of(named[0]) or tr.cite
+            return figure_cite(named[0]) or tr.cite
     return tr.cite
 
 

@@ -1,0 +1,60 @@
+"""The current recommendation in the side panel: the layout, its figures with numbered footnotes,
+warnings, and the alternatives with why not."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from advisor.tui.strings import t
+
+if TYPE_CHECKING:
+    from advisor.knowledge import Citation, Knowledge
+    from advisor.result import Recommendation
+
+
+class AdvicePanel(Static):
+    """The recommendation with its figures."""
+
+    def show(self, rec: Recommendation | None, notes: list[Citation], kb: Knowledge | None, lang: str) -> None:
+        """Show this recommendation; footnote numbers follow `notes`."""
+        if rec is None or kb is None:
+            self.update(Text(t("no_rec", lang), style="italic"))
+            return
+        from advisor.render import label
+        from advisor.render.common import Footnotes, headline, number
+        from advisor.tui.replies import figure_cite, lead_finding, serious
+
+        numbered = Footnotes(kb, list(notes))
+        parts: list[object] = [Text(headline(rec), style="bold")]
+        lead = lead_finding(rec)
+        if lead is not None:
+            parts.append(Text(lead.explanation, style="italic"))
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(ratio=1)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(no_wrap=True, style="dim")
+        from advisor.render.common import FIGURE_ORDER
+
+        for key in FIGURE_ORDER:
+            tr = rec.traces.get(key)
+            if tr is None or tr.value is None:
+                continue
+            table.add_row(label("conversations_figure" if key == "conversations" else key, lang),
+                          number(tr.value, tr.unit, lang), numbered.ref(figure_cite(tr)))
+        parts += [Text(""), table]
+        warn = serious(rec)
+        if warn:
+            parts.append(Text(""))
+            for f in warn:
+                parts.append(Text(f"⚠ {f.title}", style="bold #ffaf00"))
+        if rec.alternatives:
+            parts.append(Text(""))
+            parts.append(Text(t("alternatives", lang), style="bold"))
+            for a in rec.alternatives[:6]:
+                parts.append(Text(f"{a.layout.label()}: {'; '.join(a.why_not)}", style="dim"))
+        self.update(Group(*parts))  # type: ignore[arg-type]

@@ -1,0 +1,311 @@
+"""The chat screen: the conversation on the left, the facts, the recommendation, the GPU drawing and
+the sources on the right, the current question and the input below.
+
+Turns run one at a time in a worker thread (the engine takes tens of milliseconds, an audit longer):
+the input stays live, lines typed meanwhile wait in a queue. The screen only shows what each
+`Reply` carries; every decision is the consultation's.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Label, TabbedContent, TabPane
+
+from advisor.tui.advice import AdvicePanel
+from advisor.tui.chatinput import AnswerSuggester, ChatInput
+from advisor.tui.chatlog import ChatLog
+from advisor.tui.drawing import GpuDrawing
+from advisor.tui.facts import FactsTable
+from advisor.tui.sources import SourcesList
+from advisor.tui.strings import t
+
+if TYPE_CHECKING:
+    from advisor.engine import Engine
+    from advisor.knowledge import Citation
+    from advisor.tui.dialogue import ChatSession, Reply
+
+KEY_LABELS = {"help": "key_help", "facts": "key_facts", "report": "key_report", "gpus": "key_gpus",
+              "sources": "key_sources", "toggle_lang": "key_lang", "save": "key_save", "new": "key_new",
+              "quit_if_empty": "key_quit", "focus_input": "key_input"}
+
+
+class ChatScreen(Screen[None]):
+    """The consultation."""
+
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2", "facts", "Facts"),
+        Binding("f3", "report", "Report"),
+        Binding("f4", "gpus", "GPUs"),
+        Binding("f5", "sources", "Sources"),
+        Binding("f6", "toggle_lang", "Deutsch"),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("ctrl+n", "new", "New"),
+        Binding("escape", "focus_input", "Type", show=False),
+        Binding("q", "quit_if_empty", "Quit", priority=True),
+    ]
+
+    def __init__(self, engine: Engine | None, lang: str, recorder_factory: Any) -> None:
+        super().__init__()
+        self.engine = engine
+        self.lang = lang
+        self.recorder_factory = recorder_factory
+        self.session: ChatSession | None = None
+        self.notes: list[Citation] = []
+        self.last: Reply | None = None
+        self.suggester = AnswerSuggester()
+        self._queue: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._working = False
+
+    # --- layout ------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Header, conversation and side panel, question, input, footer."""
+        lang = self.lang
+        yield Header(show_clock=False)
+        with Horizontal(id="main"):
+            yield ChatLog(id="log")
+            with Vertical(id="side"):
+                yield Label(t("facts_title", lang), id="facts-title", classes="panel-title")
+                yield FactsTable(id="facts")
+                with TabbedContent(id="tabs", initial="advice"):
+                    with TabPane(t("tab_advice", lang), id="advice"):
+                        yield AdvicePanel(id="advice-panel")
+                    with TabPane(t("tab_gpus", lang), id="gpus"):
+                        yield GpuDrawing(id="drawing")
+                    with TabPane(t("tab_sources", lang), id="sources"):
+                        yield Label(t("sources_hint", lang), id="sources-hint", classes="panel-note")
+                        yield SourcesList(id="sources-list")
+        yield Label(t("loading", lang), id="prompt")
+        yield ChatInput(placeholder=t("placeholder", lang), suggester=self.suggester, id="input")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Localise, focus the input, and start the consultation in a worker (the engine loads there)."""
+        self._localise()
+        self.query_one(ChatInput).focus()
+        self._working = True
+        self.run_worker(self._start, thread=True, group="turns", exit_on_error=True)
+
+    # --- turns -------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        from advisor.tui.dialogue import ChatSession
+
+        if self.engine is None:
+            from advisor.engine import Engine
+
+            self.engine = Engine.load()
+        self.session = ChatSession(self.engine, self.lang, self.recorder_factory)
+        opening = self.session.opening()
+        self.app.call_from_thread(self._show, opening)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Answer the queued lines one after another (in the worker thread)."""
+        while True:
+            with self._lock:
+                if not self._queue or self.session is None:
+                    self._working = False
+                    return
+                line = self._queue.popleft()
+            reply = self.session.respond(line)
+            self.app.call_from_thread(self._show, reply)
+
+    def submit(self, line: str) -> None:
+        """Answer a line as if typed: echo it, queue it, and start the worker if it is idle."""
+        if not line.strip():
+            return
+        self.query_one(ChatLog).add_user(line)
+        with self._lock:
+            self._queue.append(line)
+            start = not self._working
+            if start:
+                self._working = True
+        if start:
+            self.run_worker(self._drain, thread=True, group="turns", exit_on_error=True)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is being answered or waits."""
+        with self._lock:
+            return self._working or bool(self._queue)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the answer line."""
+        if not isinstance(event.input, ChatInput):
+            return
+        event.stop()
+        text = event.value
+        event.input.value = ""
+        self.submit(text)
+
+    def on_chat_input_pasted(self, event: ChatInput.Pasted) -> None:
+        """A pasted block (a topology matrix) is one submission."""
+        self.submit(event.text)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """`q` quits only while the input is empty: the footer follows."""
+        self.refresh_bindings()
+
+    # --- showing a reply ---------------------------------------------------------------------------
+
+    def _show(self, reply: Reply) -> None:
+        """Show what a turn said, and refresh the panels from its snapshot."""
+        with self.app.batch_update():
+            self._update(reply)
+        if reply.action == "help":
+            self.action_help()
+        elif reply.action == "report" and reply.report:
+            from advisor.tui.report import ReportScreen
+
+            self.app.push_screen(ReportScreen(reply.report, self.lang))
+
+    def _update(self, reply: Reply) -> None:
+        log = self.query_one(ChatLog)
+        if reply.action == "new":
+            log.clear_log()
+        if reply.text:
+            log.add_advisor(reply.text)
+        self.last = reply
+        self.notes = list(reply.notes)
+        kb = self.engine.kb if self.engine is not None else None
+        self.query_one(FactsTable).show(reply.facts, reply.lang)
+        self.query_one(AdvicePanel).show(reply.rec, self.notes, kb, reply.lang)
+        self.query_one(GpuDrawing).show(reply.rec, reply.lang)
+        self.query_one(SourcesList).show(self.notes, kb)
+        self.suggester.set_words(reply.suggestions)
+        if reply.lang != self.lang:
+            self.lang = reply.lang
+            self.app.lang = reply.lang  # type: ignore[attr-defined]
+            self._localise()
+        self._prompt(reply)
+        if reply.action == "tab:sources":
+            self.query_one(TabbedContent).active = "sources"
+
+    def _prompt(self, reply: Reply) -> None:
+        lang = self.lang
+        prompt = self.query_one("#prompt", Label)
+        if reply.question is not None:
+            prompt.update(f"? {reply.question.text}")
+        elif reply.rec is not None:
+            prompt.update(t("settled", lang))
+        else:
+            prompt.update(t("no_rec", lang))
+
+    def _localise(self) -> None:
+        """Every fixed label in the current language: title, tabs, placeholder, footer keys."""
+        lang = self.lang
+        self.app.title = t("title", lang)
+        self.app.sub_title = t("language_name", lang)
+        self.query_one(ChatInput).placeholder = t("placeholder", lang)
+        self.query_one("#facts-title", Label).update(t("facts_title", lang))
+        self.query_one("#sources-hint", Label).update(t("sources_hint", lang))
+        tabs = self.query_one(TabbedContent)
+        for pane, key in (("advice", "tab_advice"), ("gpus", "tab_gpus"), ("sources", "tab_sources")):
+            tabs.get_tab(pane).label = t(key, lang)  # type: ignore[assignment]
+        for key, bindings in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                replace(b, description=t(KEY_LABELS[b.action], lang)) if b.action in KEY_LABELS else b for b in bindings
+            ]
+        self.refresh_bindings()
+        if self.last is not None:
+            self._prompt(self.last)
+
+    # --- side panel --------------------------------------------------------------------------------
+
+    def on_facts_table_edit_requested(self, event: FactsTable.EditRequested) -> None:
+        """Open the editor for a fact; its value comes back as `/set FACT VALUE`."""
+        from advisor.tui.edit import EditFactScreen
+        from advisor.tui.replies import choice_text
+
+        row = event.row
+        spec = self.engine.kb.facts.get(row.fact) if self.engine is not None else None
+        choices = tuple(choice_text(c) for c in spec.choices) if spec is not None else ()
+        value = choice_text(row.value) if isinstance(row.value, bool) and choices else str(row.value)
+        if isinstance(row.value, bool) and not choices:
+            value = "yes" if row.value else "no"
+
+        def done(new: str | None) -> None:
+            self.query_one(ChatInput).focus()
+            if new is not None and new.strip() and new.strip() != value:
+                self.submit(f"/set {row.fact} {new.strip()}")
+
+        self.app.push_screen(EditFactScreen(row.label, value, choices, self.lang), done)
+
+    def on_sources_list_source_chosen(self, event: SourcesList.SourceChosen) -> None:
+        """A source chosen in the list."""
+        self.open_source(event.number)
+
+    def open_source(self, number: int) -> None:
+        """Show footnote `number` of the current recommendation."""
+        from advisor.tui.source import SourceScreen
+
+        if self.engine is None or not 1 <= number <= len(self.notes):
+            return
+        self.app.push_screen(SourceScreen(number, self.notes[number - 1], self.engine.kb, self.lang))
+
+    # --- actions -----------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        """The help page."""
+        from advisor.tui.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.lang))
+
+    def action_facts(self) -> None:
+        """Move to the facts panel."""
+        self.query_one(FactsTable).focus()
+
+    def action_report(self) -> None:
+        """The full report."""
+        self.submit("/report")
+
+    def action_gpus(self) -> None:
+        """Show the GPU drawing."""
+        self.query_one(TabbedContent).active = "gpus"
+
+    def action_sources(self) -> None:
+        """Show the sources and move to them."""
+        self.query_one(TabbedContent).active = "sources"
+        self.query_one(SourcesList).focus()
+
+    def action_toggle_lang(self) -> None:
+        """English ↔ German."""
+        self.submit("/lang " + ("en" if self.lang == "de" else "de"))
+
+    def action_save(self) -> None:
+        """Save the transcript."""
+        self.submit("/save")
+
+    def action_new(self) -> None:
+        """A new consultation."""
+        self.submit("/new")
+
+    def action_focus_input(self) -> None:
+        """Back to the input."""
+        self.query_one(ChatInput).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`q` quits only when the input is empty (ChatInput then leaves the key to this binding)."""
+        if action == "quit_if_empty":
+            focused = self.focused
+            return self.app.screen is self and not (isinstance(focused, Input) and focused.value)
+        return True
+
+    async def action_quit_if_empty(self) -> None:
+        """Quit (the transcript is saved first)."""
+        await self.app.action_quit()
+
+    def close_session(self) -> str:
+        """Close the transcript; the message saying where it is."""
+        return self.session.close() if self.session is not None else ""
