@@ -550,9 +550,13 @@ class Knowledge:
         """The model called `name` (id, name, alias or HF repo, fuzzy); InputError with the closest names."""
         return self.models[_find(name, self._model_names, "model", "advisor models")]
 
+    @cached_property
+    def _precision_names(self) -> dict[str, str]:
+        return name_index(self.precisions.values())
+
     def find_precision(self, name: str) -> Precision:
         """The precision called `name`, e.g. 'fp8' or 'FP8 E4M3'."""
-        index = name_index(self.precisions.values())
+        index = self._precision_names
         key = norm_name(name)
         if key in index:
             return self.precisions[index[key]]

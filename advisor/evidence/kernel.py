@@ -38,11 +38,15 @@ def looks_like_cmdline(text: str) -> bool:
 
 def looks_like_dmesg(text: str) -> bool:
     """Kernel log lines that speak of the IOMMU, DMAR, AMD-Vi or a hypervisor."""
+    if not any(word in text for word in ("DMAR", "AMD-Vi", "iommu", "IOMMU", "Hypervisor")):
+        return False
     return bool(re.search(r"(DMAR:|AMD-Vi:|iommu: Default domain type|Hypervisor detected|Intel-IOMMU|IOMMU enabled)", text))
 
 
 def looks_like_lspci(text: str) -> bool:
     """`lspci -vvv`: device headers like '00:01.0 PCI bridge:' with indented capability lines."""
+    if not any(word in text for word in ("ACSCtl", "Capabilities", "LnkSta", "Region ")):
+        return False
     headers = re.search(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7] [^:\n]+:", text, re.M | re.I)
     capabilities = re.search(r"^\s+(Capabilities|ACSCtl|LnkSta|Region \d|Control:)", text, re.M)
     return bool(headers and capabilities) or bool(re.search(r"^\s*ACSCtl:\s+SrcValid[+-]", text, re.M))

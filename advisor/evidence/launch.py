@@ -35,6 +35,8 @@ SWITCHES = {"--enable-expert-parallel": "enable_ep", "--enable-dp-attention": "d
 
 def looks_like_launch(text: str) -> bool:
     """Text that starts vLLM or SGLang."""
+    if "vllm" not in text and "sglang" not in text:
+        return False
     return bool(VLLM.search(text) or SGLANG.search(text))
 
 

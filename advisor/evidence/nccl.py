@@ -25,6 +25,8 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
 
 def looks_like_allreduce(text: str) -> bool:
     """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
+    if "busbw" not in text and "sum" not in text and "bus bandwidth" not in text:
+        return False
     table = re.search(r"algbw\s+busbw", text) and re.search(r"(redop|all_reduce|sum\s+-1)", text)
     rows = len(re.findall(r"^\s*\d+\s+\d+\s+\w+\s+sum\s+-1\s", text, re.M))
     return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth\s*:", text) and OLD_ROW.search(text)))
@@ -40,6 +42,9 @@ ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values(
 
 def looks_like_log(text: str) -> bool:
     """An engine or NCCL log with one of the lines the audit knows."""
+    lowered = text.lower()
+    if not any(w in lowered for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")):
+        return False
     return bool(ANY_EVENT.search(text))
 
 

@@ -11,17 +11,23 @@ from advisor.evidence import Parsed, clean
 
 def looks_like_query(text: str) -> bool:
     """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections."""
+    if "Product Name" not in text:
+        return False
     return bool(re.search(r"^\s*Product Name\s*:", text, re.M)) and bool(re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M))
 
 
 def looks_like_csv(text: str) -> bool:
     """`--query-gpu ... --format=csv`: a header naming query fields, then rows."""
+    if ", " not in text and "," not in text:
+        return False
     header = re.search(r"^\s*(index|name|pci\.bus_id|memory\.total)( \[[^]]*\])?\s*,", text, re.M)
     return bool(header or re.search(r"^\d+, (NVIDIA |Tesla |Quadro )[^,\n]+(, [^,\n]+)*$", text, re.M))
 
 
 def looks_like_nvlink(text: str) -> bool:
     """`nvidia-smi nvlink --status`: 'GPU n: NAME (UUID: ...)' then 'Link k: ...' lines."""
+    if "Link " not in text:
+        return False
     return bool(re.search(r"^GPU \d+: .*\n(\s+Link \d+:)", text, re.M))
 
 

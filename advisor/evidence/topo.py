@@ -28,11 +28,15 @@ def rank(cell: str) -> int:
 
 def looks_like_topo(text: str) -> bool:
     """A topo -m matrix: a header with GPU0 and rows of path codes."""
+    if "GPU0" not in text:
+        return False
     return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and "GPU1" in text
 
 
 def looks_like_p2p(text: str) -> bool:
     """A topo -p2p matrix: rows of OK / NS / CNS / TNS codes."""
+    if "GPU0" not in text:
+        return False
     return bool(re.search(r"^\s*GPU0\s+X\s+(OK|NS|CNS|GNS|TNS|U)\b", text, re.M))
 
 
