@@ -3,7 +3,7 @@
 from math import ceil as _ceil
 from math import floor as _floor
 
-SOURCE_HASH = "a088a6868662a2f6"
+SOURCE_HASH = "0e21ed4ca8d91ac1"
 
 def f_activation_per_token(env):
     v_hidden = env.get("hidden")
@@ -406,6 +406,17 @@ def f_ring_factor(env):
         return None
 
 
+def f_served_tenths(env):
+    v_conversations = env.get("conversations")
+    v_users = env.get("users")
+    if v_conversations is None or v_users is None:
+        return None
+    try:
+        return _floor(min(v_conversations / v_users, 1) * 10)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_train_state(env):
     v_params = env.get("params")
     v_train_state_bytes = env.get("train_state_bytes")
@@ -541,6 +552,7 @@ FUNCTIONS = {
     "prefill-allreduce-time": f_prefill_allreduce_time,
     "requests-per-replica": f_requests_per_replica,
     "ring-factor": f_ring_factor,
+    "served-tenths": f_served_tenths,
     "train-state": f_train_state,
     "usable-memory": f_usable_memory,
     "users-shortfall": f_users_shortfall,

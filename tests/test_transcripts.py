@@ -178,3 +178,22 @@ def test_knowledge_change_is_visible_in_the_hash(tmp_path):
     shutil.copytree(knowledge_dir(), kb)
     (kb / "settings.yaml").write_text((kb / "settings.yaml").read_text().replace("context_tokens: 8192", "context_tokens: 4096"))
     assert Engine.load(kb, rules_dir()).knowledge_hash != Engine.load().knowledge_hash
+
+
+def test_a_full_disk_is_reported_and_the_consultation_goes_on(tmp_path, monkeypatch):
+    import errno
+
+    messages: list[str] = []
+    rec = t.Recorder.start("chat", Engine.load(), tmp_path, on_error=messages.append)
+    rec.turn("first", "ok")
+    real_write = os.write
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    rec.turn("second", "still answered")
+    monkeypatch.setattr(os, "write", real_write)
+    rec.turn("third", "still answered")
+    assert messages == ["transcript stopped at turn 2: No space left on device"]
+    assert [x["said"] for x in t.read_journal(rec.path)[1]] == ["first"]
