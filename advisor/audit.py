@@ -247,7 +247,7 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
                 hw["nvlink"] = f"bridge-{2 if size <= 2 else 4}"
             else:
                 hw["nvlink"] = "none"
-            f.where["nvlink"] = topo_m.evidence.get("row:0") or topo_m.evidence.get("header")  # type: ignore[assignment]
+            f.put("nvlink", hw["nvlink"], topo_m.evidence.get("row:0") or topo_m.evidence.get("header"))
         if nv:
             counts = sorted(set(nv.values()))
             f.put("nvlink_min_links", counts[0], topo_m.evidence.get("row:0"))

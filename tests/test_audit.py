@@ -260,3 +260,49 @@ def test_fleet_audit_of_many_bundles_with_workers(cli, tmp_path):
     assert err == ""  # no progress bar when stderr is not a terminal
     code, out, _ = cli("audit", str(tmp_path / "host-0"), str(tmp_path / "host-1"))
     assert out.splitlines()[-1].startswith("2 bundles:")
+
+
+def _plan(model: str, gpu: str, users: int, tp: int = 1, pp: int = 1, gpus: str = "", extra: str = "") -> str:
+    deployment = f"{{tp: {tp}, pp: {pp}" + (f", gpus: [{gpus}]" if gpus else "") + "}"
+    return (f"model: {model}\nhardware: {{gpu: {gpu}{extra}}}\nworkload: {{concurrent_conversations: {users}}}\n"
+            f"deployment: {deployment}\n")
+
+
+def _nv12_pair(text: str) -> str:
+    """The real 8x H100 matrix with the GPU3-GPU5 pair turned from NV18 to NV12: a simulated link defect."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        cells = line.split("\t")
+        if cells and cells[0] in ("GPU3", "GPU5"):
+            cells[6 if cells[0] == "GPU3" else 4] = "NV12"
+            lines[i] = "\t".join(cells)
+    return "\n".join(lines)
+
+
+AUDIT_CASES = {
+    "audit-nvswitch-pair-fewer-links": {"topo.txt": _nv12_pair(verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt"))},
+    "audit-oom-at-startup": {"vllm.log": verbatim("log_08_vllm_rtx3090_cuda_oom_at_load.txt"),
+                             "deployment.yaml": _plan("Llama 3.1 8B", "RTX 3090", 4)},
+    "audit-custom-allreduce-disabled": {"sglang.log": verbatim("log_02_sglang_8xRTXPRO6000_custom_allreduce_disabled_pcie_only.txt")},
+    "audit-more-gpus-than-visible": {"run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n",
+                                     "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 4}\n"},
+    "tp-for-model-that-fits-one-card": {"topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
+                                        "deployment.yaml": _plan("Llama 3.1 8B", "RTX 5090", 8, tp=4, gpus="0, 1, 2, 3")},
+    "iommu-translated-blocks-p2p": {"dmesg.txt": verbatim("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt"),
+                                    "deployment.yaml": "precision: int4\n" + _plan("Qwen3-32B", "RTX 3090", 4, tp=2,
+                                                                                      extra=", gpus_per_node: 2, nvlink: none")},
+    "vm-keeps-acs-on": {"deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX PRO 6000 Server", 8, tp=2,
+                                                 extra=", gpus_per_node: 2, virtualized: true")},
+    "tp-must-divide-heads": {"topo.txt": verbatim("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt"),
+                             "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX 3090", 4, tp=3, gpus="1, 2, 3")},
+    "pipeline-needs-requests-in-flight": {"topo.txt": verbatim("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt"),
+                                          "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX A6000", 2, pp=4, gpus="0, 1, 2, 3")},
+    "tp-within-nvlink-domain": {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+                                "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 8, tp=4, gpus="0, 1, 2, 3")},
+}
+
+
+@pytest.mark.parametrize("rule", sorted(AUDIT_CASES))
+def test_each_rule_the_audit_can_fire_on_a_realistic_bundle(engine, tmp_path, rule):
+    found = findings(audit(engine, [bundle(tmp_path / "b", AUDIT_CASES[rule])]))
+    assert rule in found, sorted(found)
