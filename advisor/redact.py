@@ -19,7 +19,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("secret", re.compile(r"(?i)\bBearer\s+([A-Za-z0-9._~+/=-]{12,})"), 1),
     ("email", re.compile(r"\b([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"), 1),
     ("gpu-uuid", re.compile(r"\b(GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"), 1),
-    ("uuid", re.compile(r"\b([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"), 1),
+    ("uuid", re.compile(r"(?<!GPU-)(?<!MIG-)\b([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"), 1),
     ("serial", re.compile(r"(?i)(?:Serial Number|Board Part Number|serial)\s*[:=]\s*([A-Za-z0-9-]{6,})"), 1),
     ("mac", re.compile(r"\b((?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2})\b"), 1),
     ("ip", re.compile(r"(?<![\d.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?![\d.])"), 1),

@@ -80,6 +80,9 @@ def test_redaction_of_real_evidence_keeps_placeholders_stable():
     assert "1651323018291" not in out and "serial-1" in out
     assert "hf_QwErTy" not in out and "sk-live" not in out and "HF_TOKEN=secret-1" in out
     assert "meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2" in out  # what matters stays
+    cmdline = r.text(verbatim("cmdline_04_ryzen_x570_amd_iommu_on_iommu_pt.txt"))
+    assert "feada7a3-0ea8-461e-a256-3a6d514aefd8" not in cmdline and "root=UUID=uuid-1" in cmdline
+    assert "amd_iommu=on iommu=pt" in cmdline
 
 
 def test_chat_transcript_is_redacted_unless_asked_not_to(tmp_path):
