@@ -280,8 +280,8 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
             f.put("gpu_link_downgraded", ", ".join(slow), p.evidence.get(f"downgraded:{slow[0]}"))
     for p in _all(parsed, "nvidia-smi-nvlink"):
         inactive = sum(int(g.get("inactive", 0)) for g in p.data.get("gpus", {}).values())
-        first = next((k for k in p.evidence if k.startswith("inactive:")), None)
-        f.put("nvlink_inactive_links", inactive, p.evidence.get(first) if first else None)
+        first_inactive = next((k for k in p.evidence if k.startswith("inactive:")), None)
+        f.put("nvlink_inactive_links", inactive, p.evidence.get(first_inactive) if first_inactive else None)
     for p in _all(parsed, "engine-log"):
         events = p.data.get("events", {})
         for event, fact in (("nccl_timeout", "log_nccl_timeout"), ("peer_access_unsupported", "log_peer_access_unsupported"),

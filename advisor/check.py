@@ -141,14 +141,14 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
             report.add(f"model {m.id}", "config values have no citation")
     for p in kb.precisions.values():
         check_citation(kb, p.cite, f"precision {p.id}", report)
-    for p in kb.platforms.values():
-        if p.gpu not in kb.gpus:
-            report.add(f"platform {p.id}", f"names unknown GPU {p.gpu!r}")
-    for c in kb.conflicts.values():
-        if len(c.claims) < 2:
-            report.add(f"conflict {c.id}", "needs at least two claims")
-        for claim in c.claims:
-            check_citation(kb, Citation(claim.source, claim.locator, claim.quote), f"conflict {c.id}", report)
+    for platform in kb.platforms.values():
+        if platform.gpu not in kb.gpus:
+            report.add(f"platform {platform.id}", f"names unknown GPU {platform.gpu!r}")
+    for conflict in kb.conflicts.values():
+        if len(conflict.claims) < 2:
+            report.add(f"conflict {conflict.id}", "needs at least two claims")
+        for claim in conflict.claims:
+            check_citation(kb, Citation(claim.source, claim.locator, claim.quote), f"conflict {conflict.id}", report)
     for order, keys in base.selection.items():
         if not keys:
             report.add(f"selection {order}", "has no keys")

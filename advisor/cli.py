@@ -63,18 +63,18 @@ def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | 
         path = Path(args.scenario)
         raw = load_scenario_file(path)
         where, base = str(path), path.parent
-    for flag, path in FLAG_PATHS.items():
+    for flag, field in FLAG_PATHS.items():
         value = getattr(args, flag, None)
         if value is None:
             continue
-        if "." in path:
-            section, key = path.split(".")
+        if "." in field:
+            section, key = field.split(".")
             node = raw.setdefault(section, {})
             if not isinstance(node, dict):
                 raise InputError(f"{section!r} should be a mapping of fields", where=where)
             node[key] = value
         else:
-            raw[path] = value
+            raw[field] = value
     return raw, where, base
 
 

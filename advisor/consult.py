@@ -144,18 +144,19 @@ class Consultation:
             if path not in self.fields and fact not in self.skipped:
                 if fact == "gpus_per_node" and "hardware.gpu" not in self.fields:
                     continue
-                self.asked = Question(fact, facts[fact].question.get(self.lang) if facts[fact].question else fact)
+                question = facts[fact].question
+                self.asked = Question(fact, question.get(self.lang) if question else fact)
                 return self.asked
         if self.rec is None:
             self.asked = None
             return None
         wanted = {u.fact: u for u in self.rec.unknowns}
         for fact in ASK_ORDER:
-            path = PATHS.get(fact)
-            if path is None or path in self.fields or fact in self.skipped or fact in REQUIRED:
+            field_path = PATHS.get(fact)
+            if field_path is None or field_path in self.fields or fact in self.skipped or fact in REQUIRED:
                 continue
             spec = facts[fact]
-            if fact in wanted or (fact in PROBES and self._matters(path, PROBES[fact])):
+            if fact in wanted or (fact in PROBES and self._matters(field_path, PROBES[fact])):
                 rules = wanted[fact].rules if fact in wanted else ()
                 self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules,
                                       tuple(spec.choices))

@@ -137,14 +137,15 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
         if op is None:
             raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
         left, right = sub(node.left), sub(node.right)
-        return lambda env: _arith(op, left(env), right(env))
+        arith = op
+        return lambda env: _arith(arith, left(env), right(env))
     if isinstance(node, ast.Compare):
         ops = []
         for o in node.ops:
-            fn = _COMPARE.get(type(o))
-            if fn is None:
+            compare = _COMPARE.get(type(o))
+            if compare is None:
                 raise ExpressionError(f"comparison {type(o).__name__} is not allowed", where=where)
-            ops.append(fn)
+            ops.append(compare)
         first = sub(node.left)
         rest = [sub(c) for c in node.comparators]
         if len(ops) == 1:

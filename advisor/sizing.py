@@ -113,7 +113,7 @@ def _sizing_facts(rows: list[SizeRow], kb: Knowledge, users: int | None) -> dict
     first = rows[0].rec.env
     single = [r for r in rows if r.rec.env.get("fits_one_gpu")]
     smallest_card = min(single, key=lambda r: kb.gpus[r.platform.gpu].memory_gib, default=None)
-    needed = [r.rec.env.get("min_gpus_for_weights") for r in rows if r.rec.env.get("min_gpus_for_weights")]
+    needed = [int(r.rec.env["min_gpus_for_weights"]) for r in rows if r.rec.env.get("min_gpus_for_weights")]
     threshold = int(kb.settings.get("low_concurrency_users", 4))
     return {
         **{k: first.get(k) for k in ("users", "workload_kind", "independent_models", "model", "precision")},

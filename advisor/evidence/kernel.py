@@ -150,7 +150,7 @@ def parse_lspci(text: str, file: str) -> Parsed:
         elif stripped.startswith("Region") and "size=" in stripped:
             m2 = re.search(r"size=(\d+)([KMGT])", stripped)
             if m2:
-                current.setdefault("bars", []).append(m2.group(1) + m2.group(2))  # type: ignore[union-attr]
+                current.setdefault("bars", []).append(m2.group(1) + m2.group(2))  # type: ignore[attr-defined]
     if not devices:
         out.notes.append("no PCI device headers found")
     acs = [d["address"] for d in devices if d.get("acs_enabled")]

@@ -98,7 +98,7 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         "avg_busbw": avg,
         "ranks": ranks,
         "hosts": sorted({str(r["host"]) for r in ranks}),
-        "n_ranks": (max(int(r["rank"]) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
+        "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
         "gpu_names": sorted({str(r["name"]) for r in ranks}),
     })
     return out

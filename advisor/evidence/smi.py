@@ -147,7 +147,7 @@ def parse_nvlink(text: str, file: str) -> Parsed:
             speed = re.match(r"([\d.]+) GB/s", state)
             if speed:
                 gpus[current]["active"] += 1  # type: ignore[operator]
-                gpus[current]["speeds"].append(float(speed.group(1)))  # type: ignore[union-attr]
+                gpus[current]["speeds"].append(float(speed.group(1)))  # type: ignore[attr-defined]
             else:
                 gpus[current]["inactive"] += 1  # type: ignore[operator]
                 out.at(f"inactive:{current}", no, line)
