@@ -237,16 +237,8 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
 
     if topo_m:
         nv = topo_m.data["nvlinks"]
-        domains = topo_m.data["nvlink_domains"]
-        size = max((len(d) for d in domains), default=1)
         if "nvlink" not in hw:
-            n = len(gpus_seen)
-            if nv and size == n and len(nv) == n * (n - 1) and n > 2:
-                hw["nvlink"] = "nvswitch"
-            elif nv:
-                hw["nvlink"] = f"bridge-{2 if size <= 2 else 4}"
-            else:
-                hw["nvlink"] = "none"
+            hw["nvlink"] = topo.nvlink_kind(gpus_seen, {k: v for k, v in nv.items()})
             f.put("nvlink", hw["nvlink"], topo_m.evidence.get("row:0") or topo_m.evidence.get("header"))
         if nv:
             counts = sorted(set(nv.values()))

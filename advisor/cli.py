@@ -293,7 +293,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         from advisor.tui.app import run
     except ImportError as exc:
         raise InputError(f"the chat app is not available: {exc}") from None
-    run(lang=getattr(args, "lang", "en"), transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None)
+    run(lang=getattr(args, "lang", "en"), transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None,
+        redact=not getattr(args, "no_redact", False))
     return ExitCode.OK
 
 

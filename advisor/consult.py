@@ -39,6 +39,7 @@ PATHS = {
     "prompt_tokens": "workload.prompt_tokens", "memory_utilization": "workload.memory_utilization",
 }
 FACT_OF_PATH = {v: k for k, v in PATHS.items()}
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,10 @@ class Turn:
     reply: str = ""
 
 
-def _outcome(rec: Recommendation) -> tuple[Any, ...]:
+def outcome(rec: Recommendation | None) -> tuple[Any, ...] | None:
     """What a user would see change: the layout and the warnings and errors."""
+    if rec is None:
+        return None
     return (rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in ("warning", "error"))))
 
 
@@ -101,9 +104,25 @@ class Consultation:
         raw.setdefault("hardware", {}).setdefault("gpus_per_node", 1)
         return self.engine.evaluate(build(raw, self.engine.kb, where="chat"), self.lang, only=only)
 
-    def set(self, path: str, value: Any) -> None:
-        """Change one fact (from the side panel) and re-evaluate."""
+    def set(self, path: str, value: Any) -> str | None:
+        """Change one fact (from the side panel) and re-evaluate; a value the engine rejects is not
+        kept, and its one-line reason is returned."""
+        previous = self.fields.get(path, _MISSING)
         self.fields[path] = value
+        self._refresh()
+        if self.error is None:
+            return None
+        error = self.error
+        if previous is _MISSING:
+            self.fields.pop(path, None)
+        else:
+            self.fields[path] = previous
+        self._refresh()
+        return error
+
+    def set_lang(self, lang: str) -> None:
+        """Answer in `lang` from now on; the current recommendation is rebuilt in it."""
+        self.lang = lang
         self._refresh()
 
     def _refresh(self) -> None:
@@ -123,7 +142,7 @@ class Consultation:
         """Take a free-text answer; return what was understood (the caller shows "did you mean")."""
         expecting = self.asked.fact if self.asked else None
         got = understand(text, self.engine.kb, expecting)
-        if got.skipped and expecting:
+        if got.skipped and expecting and expecting not in REQUIRED:
             self.skipped.add(expecting)
         self.fields.update(got.fields)
         self.turns.append(Turn(text, dict(got.fields)))
@@ -166,12 +185,12 @@ class Consultation:
 
     def _matters(self, path: str, values: Iterable[Any]) -> bool:
         assert self.rec is not None
-        base = _outcome(self.rec)
+        base = outcome(self.rec)
         for value in values:
             trial = dict(self.fields)
             trial[path] = value
             try:
-                if _outcome(self.evaluate(trial)) != base:
+                if outcome(self.evaluate(trial)) != base:
                     return True
             except AdvisorError:
                 continue

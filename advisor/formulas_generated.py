@@ -3,7 +3,7 @@
 from math import ceil as _ceil
 from math import floor as _floor
 
-SOURCE_HASH = "0e21ed4ca8d91ac1"
+SOURCE_HASH = "007deef5fd8f3aa5"
 
 def f_activation_per_token(env):
     v_hidden = env.get("hidden")

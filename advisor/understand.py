@@ -84,7 +84,7 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
 
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
         before, after = lowered[max(0, m.start() - 12) : m.start()], lowered[m.end() : m.end() + 12]
-        if re.search(r"(kv|cache)\W*(-?cache)?\W*(in|als|as)?\W*$", before) or re.match(r"[ -]?(kv|cache)", after):
+        if re.search(r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as)?[ :-]*$", before) or re.match(r"[ -]?(kv|cache)", after):
             f["kv_cache_dtype"] = PRECISIONS[m.group(1)]
         else:
             f.setdefault("precision", PRECISIONS[m.group(1)])

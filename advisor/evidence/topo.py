@@ -137,6 +137,23 @@ def nvlink_domains(gpus: list[int], nvlinks: dict[tuple[int, int], int]) -> list
     return sorted(groups.values())
 
 
+def nvlink_kind(gpus: list[int], nvlinks: dict[str, int]) -> str:
+    """The NVLink setting a topology shows: NVLink between every pair of more than two GPUs is an
+    NVSwitch; otherwise the largest group joined pairwise by NVLink makes 2-way or 4-way bridges."""
+    pairs = {frozenset(int(x) for x in key.split("-")) for key in nvlinks}
+    n = len(gpus)
+    if not pairs:
+        return "none"
+    if n > 2 and len(pairs) == n * (n - 1) // 2:
+        return "nvswitch"
+    best = 2
+    for size in range(min(n, 8), 2, -1):
+        if any(all(frozenset(p) in pairs for p in combinations(group, 2)) for group in combinations(gpus, size)):
+            best = size
+            break
+    return "bridge-2" if best <= 2 else "bridge-4"
+
+
 def path(paths: dict[str, str], a: int, b: int) -> str | None:
     """The path between two GPUs, from either direction of the matrix."""
     return paths.get(f"{a}-{b}") or paths.get(f"{b}-{a}")

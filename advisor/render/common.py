@@ -10,7 +10,7 @@ from advisor.knowledge import Citation, Knowledge
 from advisor.render import label
 from advisor.result import FigureTrace, Recommendation
 
-COUNT_UNITS = ("1", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
+COUNT_UNITS = ("1", "share", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
 FIGURE_ORDER = (
     "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
     "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
@@ -21,7 +21,7 @@ def number(value: Any, unit: str | None, lang: str) -> str:
     """A value with its unit, German separators for German."""
     if value is None:
         return "?"
-    if unit == "1" and isinstance(value, float):
+    if unit == "share" and isinstance(value, (int, float)):
         text = f"{value:.1%}"
     else:
         text = format_number(value)

@@ -13,6 +13,7 @@ from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -65,6 +66,7 @@ class ChatScreen(Screen[None]):
         self._queue: deque[str] = deque()
         self._lock = threading.Lock()
         self._working = False
+        self.prompt_text = ""
 
     # --- layout ------------------------------------------------------------------------------------
 
@@ -99,27 +101,46 @@ class ChatScreen(Screen[None]):
     # --- turns -------------------------------------------------------------------------------------
 
     def _start(self) -> None:
+        from advisor.errors import AdvisorError
         from advisor.tui.dialogue import ChatSession
 
-        if self.engine is None:
-            from advisor.engine import Engine
+        try:
+            if self.engine is None:
+                from advisor.engine import Engine
 
-            self.engine = Engine.load()
-        self.session = ChatSession(self.engine, self.lang, self.recorder_factory)
-        opening = self.session.opening()
+                self.engine = Engine.load()
+            self.session = ChatSession(self.engine, self.lang, self.recorder_factory)
+            opening = self.session.opening()
+        except AdvisorError as exc:  # a broken rule or knowledge base: say so, as the CLI does
+            with self._lock:
+                self._working = False
+            self.app.call_from_thread(self._fail, exc.one_line())
+            return
         self.app.call_from_thread(self._show, opening)
         self._drain()
 
     def _drain(self) -> None:
         """Answer the queued lines one after another (in the worker thread)."""
+        from advisor.errors import AdvisorError
+
         while True:
             with self._lock:
                 if not self._queue or self.session is None:
                     self._working = False
                     return
                 line = self._queue.popleft()
-            reply = self.session.respond(line)
+            try:
+                reply = self.session.respond(line)
+            except AdvisorError as exc:
+                self.app.call_from_thread(self._fail, exc.one_line())
+                continue
             self.app.call_from_thread(self._show, reply)
+
+    def _fail(self, message: str) -> None:
+        """An error the advisor can name: shown in the conversation, the session goes on if it can."""
+        self.query_one(ChatLog).add_advisor(f"⚠ {message}")
+        if self.session is None:
+            self.query_one("#prompt", Label).update(f"⚠ {message}")
 
     def submit(self, line: str) -> None:
         """Answer a line as if typed: echo it, queue it, and start the worker if it is idle."""
@@ -146,16 +167,22 @@ class ChatScreen(Screen[None]):
             return
         event.stop()
         text = event.value
-        event.input.value = ""
+        # Clear only what was submitted: keys typed after Enter may already be in the field.
+        if event.input.value.startswith(text):
+            event.input.value = event.input.value[len(text):]
         self.submit(text)
 
     def on_chat_input_pasted(self, event: ChatInput.Pasted) -> None:
         """A pasted block (a topology matrix) is one submission."""
         self.submit(event.text)
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        """`q` quits only while the input is empty: the footer follows."""
-        self.refresh_bindings()
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the side panel has the focus goes to the input."""
+        if event.is_printable and event.character and not isinstance(self.focused, Input):
+            field = self.query_one(ChatInput)
+            field.focus()
+            field.insert_text_at_cursor(event.character)
+            event.stop()
 
     # --- showing a reply ---------------------------------------------------------------------------
 
@@ -176,13 +203,16 @@ class ChatScreen(Screen[None]):
             log.clear_log()
         if reply.text:
             log.add_advisor(reply.text)
-        self.last = reply
+        last, self.last = self.last, reply
         self.notes = list(reply.notes)
         kb = self.engine.kb if self.engine is not None else None
-        self.query_one(FactsTable).show(reply.facts, reply.lang)
-        self.query_one(AdvicePanel).show(reply.rec, self.notes, kb, reply.lang)
-        self.query_one(GpuDrawing).show(reply.rec, reply.lang)
-        self.query_one(SourcesList).show(self.notes, kb)
+        # Panels are redrawn only when their data changed: every redraw costs a layout of the screen.
+        if last is None or (last.facts, last.lang) != (reply.facts, reply.lang):
+            self.query_one(FactsTable).show(reply.facts, reply.lang)
+        if last is None or last.rec is not reply.rec or last.lang != reply.lang or last.notes != reply.notes:
+            self.query_one(AdvicePanel).show(reply.rec, self.notes, kb, reply.lang)
+            self.query_one(GpuDrawing).show(reply.rec, reply.lang)
+            self.query_one(SourcesList).show(self.notes, kb)
         self.suggester.set_words(reply.suggestions)
         if reply.lang != self.lang:
             self.lang = reply.lang
@@ -193,14 +223,12 @@ class ChatScreen(Screen[None]):
             self.query_one(TabbedContent).active = "sources"
 
     def _prompt(self, reply: Reply) -> None:
-        lang = self.lang
-        prompt = self.query_one("#prompt", Label)
+        """The line above the input: the question asked, or that the advice is settled."""
         if reply.question is not None:
-            prompt.update(f"? {reply.question.text}")
-        elif reply.rec is not None:
-            prompt.update(t("settled", lang))
+            self.prompt_text = f"? {reply.question.text}"
         else:
-            prompt.update(t("no_rec", lang))
+            self.prompt_text = t("settled" if reply.rec is not None else "no_rec", self.lang)
+        self.query_one("#prompt", Label).update(self.prompt_text)
 
     def _localise(self) -> None:
         """Every fixed label in the current language: title, tabs, placeholder, footer keys."""
@@ -212,7 +240,7 @@ class ChatScreen(Screen[None]):
         self.query_one("#sources-hint", Label).update(t("sources_hint", lang))
         tabs = self.query_one(TabbedContent)
         for pane, key in (("advice", "tab_advice"), ("gpus", "tab_gpus"), ("sources", "tab_sources")):
-            tabs.get_tab(pane).label = t(key, lang)  # type: ignore[assignment]
+            tabs.get_tab(pane).label = t(key, lang)
         for key, bindings in self._bindings.key_to_bindings.items():
             self._bindings.key_to_bindings[key] = [
                 replace(b, description=t(KEY_LABELS[b.action], lang)) if b.action in KEY_LABELS else b for b in bindings
@@ -233,7 +261,7 @@ class ChatScreen(Screen[None]):
         choices = tuple(choice_text(c) for c in spec.choices) if spec is not None else ()
         value = choice_text(row.value) if isinstance(row.value, bool) and choices else str(row.value)
         if isinstance(row.value, bool) and not choices:
-            value = "yes" if row.value else "no"
+            value = t("yes" if row.value else "no", self.lang)
 
         def done(new: str | None) -> None:
             self.query_one(ChatInput).focus()
@@ -296,10 +324,11 @@ class ChatScreen(Screen[None]):
         self.query_one(ChatInput).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`q` quits only when the input is empty (ChatInput then leaves the key to this binding)."""
+        """`q` quits only when the input is empty: ChatInput then leaves the key to this binding, and
+        keeps it otherwise. The footer shows it all the time (refreshing the footer as the input
+        empties and fills would rebuild it on every turn)."""
         if action == "quit_if_empty":
-            focused = self.focused
-            return self.app.screen is self and not (isinstance(focused, Input) and focused.value)
+            return self.app.screen is self
         return True
 
     async def action_quit_if_empty(self) -> None:

@@ -63,7 +63,8 @@ class ChatInput(Input):
         return super().check_consume_key(key, character)
 
     def _on_paste(self, event: events.Paste) -> None:
-        if "\n" in event.text.strip():
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines with CR
+        if "\n" in text.strip():
             event.prevent_default()
             event.stop()
-            self.post_message(self.Pasted(event.text))
+            self.post_message(self.Pasted(text))

@@ -32,8 +32,8 @@ class AdvisorCommands(Provider):
         lang = getattr(self.app, "lang", "en")
         out = []
         for key, line, run in COMMAND_LINES:
-            if line in ("why", "how") and lang == "de":
-                line = {"why": "warum", "how": "wie"}[line]
+            if line in ("why", "how"):
+                line = t(f"word_{line}", lang)
             out.append((t(key, lang), line, run))
         return out
 

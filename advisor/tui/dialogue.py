@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from advisor.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question
+from advisor.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, outcome
+from advisor.evidence.topo import nvlink_kind
 from advisor.engine import Engine
 from advisor.errors import AdvisorError
 from advisor.knowledge import Citation
@@ -80,13 +80,6 @@ class Reply:
     record: bool = True
 
 
-def outcome(rec: Recommendation | None) -> Any:
-    """What a user would see change: the layout and the rules that warn or rule out (as Consultation compares)."""
-    if rec is None:
-        return None
-    return rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in ("warning", "error")))
-
-
 def parse_intent(text: str) -> tuple[str, str]:
     """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest) or ('answer', text)."""
     said = text.strip()
@@ -127,27 +120,12 @@ def read_layout(text: str, total: int, per_node: int) -> Layout | None:
         return None
     low = re.sub(r"\b(one|eine[rn]?)\b", "1", low)
     try:
-        layout = _layout_arg(low)
+        layout: Layout = _layout_arg(low)
     except AdvisorError:
         return None
     if not re.search(r"replica|replikat|dp", low) and layout.replicas == 1 and layout.gpus_per_replica <= total:
         layout = Layout(max(1, total // layout.gpus_per_replica), layout.tp, layout.pp, layout.ep)
     return layout
-
-
-def nvlink_kind(gpus: list[int], nvlinks: dict[str, int]) -> str:
-    """The NVLink setting a topology shows: the largest group of GPUs joined pairwise by NVLink."""
-    pairs = {frozenset(int(x) for x in key.split("-")) for key in nvlinks}
-    if not pairs:
-        return "none"
-    best = 1
-    for size in range(min(len(gpus), 8), 1, -1):
-        if any(all(frozenset(p) in pairs for p in combinations(group, 2)) for group in combinations(gpus, size)):
-            best = size
-            break
-    if best >= 8 or (best == len(gpus) and best > 4):
-        return "nvswitch"
-    return "bridge-4" if best >= 4 else "bridge-2"
 
 
 def _to_value(spec: Any, text: str) -> Any:
@@ -249,10 +227,10 @@ class ChatSession:
         if got.unsure.get("model"):
             self.offered = list(got.unsure["model"])
             names = f" {t('or', lang)} ".join(f"**{n}**" for n in self.offered)
-            parts.append(t("did_you_mean", lang, names=names, n=len(self.offered)))
+            numbers = "1" if len(self.offered) == 1 else f"1–{len(self.offered)}"
+            parts.append(t("did_you_mean", lang, names=names, numbers=numbers))
         if got.skipped and asked is not None:
             if asked.fact in REQUIRED:
-                c.skipped.discard(asked.fact)
                 parts.append(t("cannot_skip", lang, fact=fact_label(asked.fact, lang)))
             else:
                 parts.append(t("skipped", lang, fact=fact_label(asked.fact, lang)))
@@ -266,15 +244,16 @@ class ChatSession:
         c, lang = self.c, self.lang
         parts: list[str] = []
         self._next()
-        changed = c.rec is not None and outcome(c.rec) != before
+        rec = c.rec
+        changed = rec is not None and outcome(rec) != before
         if self.question is not None:
             self.settled_announced = False
-            if changed:
-                parts.append(replies.recommendation_brief(c.rec, replies.footnotes(c.rec, self.engine.kb)))
+            if rec is not None and changed:
+                parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
             parts.append(replies.question_text(self.question, lang))
-        elif c.rec is not None:
+        elif rec is not None:
             if changed or not self.settled_announced:
-                parts.append(replies.recommendation_brief(c.rec, replies.footnotes(c.rec, self.engine.kb)))
+                parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
             parts.append(t("settled", lang))
             parts.append(replies.assumed_text(c.assumed(), lang))
             self.settled_announced = True
@@ -339,7 +318,8 @@ class ChatSession:
             return self._reply(said, f"⚠ {exc.one_line()}", "why_not")
         assert trial is not None
         notes = replies.footnotes(c.rec, self.engine.kb)
-        return self._reply(said, replies.why_not_text(layout, c.rec, trial, notes), "why_not")
+        text = replies.why_not_text(layout, c.rec, trial, notes)
+        return self._reply(said, text, "why_not", notes=list(notes.items))
 
     def _what_if(self, said: str, arg: str) -> Reply:
         c, lang = self.c, self.lang
@@ -383,16 +363,7 @@ class ChatSession:
 
     def _try_set(self, path: str, value: Any) -> str | None:
         """Set one fact if the engine accepts it; the error message otherwise (the fact stays as it was)."""
-        c = self.c
-        if c.ready() or path in ("model", "hardware.gpu"):
-            trial = {**c.fields, path: value}
-            if "model" in trial and "hardware.gpu" in trial:
-                try:
-                    c.evaluate(trial)
-                except AdvisorError as exc:
-                    return exc.one_line()
-        c.set(path, value)
-        return None
+        return self.c.set(path, value)
 
     def _audit(self, said: str, arg: str) -> Reply:
         lang = self.lang
@@ -494,13 +465,8 @@ class ChatSession:
 
     def set_lang(self, lang: str) -> None:
         """Answer in `lang` from now on: the recommendation and the question are rebuilt in it."""
-        c = self.c
-        self.lang = c.lang = lang
-        if c.ready():
-            try:
-                c.rec, c.error = c.evaluate(), None
-            except AdvisorError as exc:
-                c.rec, c.error = None, exc.one_line()
+        self.lang = lang
+        self.c.set_lang(lang)
         self._next()
 
     def reset(self) -> None:
@@ -567,13 +533,14 @@ class ChatSession:
     def suggestions(self) -> tuple[str, ...]:
         """What the input offers to complete: the offered names, the question's choices, names, commands."""
         lang = self.lang
-        words = ["why", "how", "why not ", "what if ", "skip"] if lang == "en" else ["warum", "wie", "warum nicht ", "was wäre wenn ", "weiter"]
+        words = [t(f"word_{w}", lang) for w in ("why", "how", "why_not", "what_if", "skip")]
         choices = [replies.choice_text(ch) for ch in self.question.choices] if self.question else []
         return tuple(dict.fromkeys([*self.offered, *choices, *self._names, *words, "/lang de", "/lang en",
                                     *(c for c in COMMANDS if c != "/lang")]))
 
-    def _reply(self, said: str, text: str, kind: str, **extra: Any) -> Reply:
+    def _reply(self, said: str, text: str, kind: str, notes: list[Citation] | None = None, **extra: Any) -> Reply:
         rec = self.c.rec
-        notes = replies.footnotes(rec, self.engine.kb).items if rec is not None else []
+        if notes is None:
+            notes = replies.footnotes(rec, self.engine.kb).items if rec is not None else []
         return Reply(said=said, text=text, kind=kind, lang=self.lang, rec=rec, question=self.question,
                      facts=self.facts(), notes=list(notes), suggestions=self.suggestions(), **extra)

@@ -17,7 +17,7 @@ from advisor.tui.strings import t
 if TYPE_CHECKING:
     from advisor.result import Recommendation
 
-BAR = 30
+BAR = 28
 STYLES = {"weights": "bold #5fafff", "kv_cache": "#87d787", "reserve": "#808080", "free": "#3a3a3a", "idle": "#3a3a3a"}
 GLYPHS = {"weights": "█", "kv_cache": "▓", "reserve": "▒", "free": "░", "idle": "·"}
 MAX_ROWS = 16
@@ -108,7 +108,7 @@ def draw(rec: Recommendation | None, lang: str) -> Text:
             where.append(f"{t('stage', lang)} {p['stage'] + 1}")
         if layout is not None and layout.tp > 1:
             where.append(f"TP {p['rank']}")
-        out.append(" " + " · ".join(where) + "\n")
+        out.append("  " + " · ".join(where) + "\n")
     if len(places) > len(shown):
         out.append(t("more_gpus", lang, n=len(places) - len(shown)) + "\n", style="italic")
     out.append(GLYPHS["weights"], style=STYLES["weights"])

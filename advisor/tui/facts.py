@@ -36,8 +36,8 @@ class FactsTable(DataTable[str]):
             self.lang = lang
             self.clear(columns=True)
             self.add_column(t("col_fact", lang), width=16, key="fact")
-            self.add_column(t("col_value", lang), width=22, key="value")
-            self.add_column(t("col_from", lang), width=10, key="from")
+            self.add_column(t("col_value", lang), width=21, key="value")
+            self.add_column(t("col_from", lang), width=11, key="from")
         else:
             self.clear()
         self.rows_shown = list(rows)

@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from rich.markdown import Markdown
+from textual.widgets import Static
 
 
 def help_text(lang: str) -> str:
@@ -31,7 +32,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """The help page."""
         with VerticalScroll(id="help-box", classes="dialog"):
-            yield Markdown(help_text(self.lang), open_links=False)
+            yield Static(Markdown(help_text(self.lang), hyperlinks=False))
 
     def action_close(self) -> None:
         """Back to the chat."""

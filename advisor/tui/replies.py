@@ -21,8 +21,7 @@ KEY_FIGURES = ("conversations", "weights_gib_per_gpu", "cache_gib_per_gpu", "dec
                "prefill_allreduce_ms", "bubble_fraction")
 FIGURE_UNITS = {"weights_gib_per_gpu": "GiB", "cache_gib_per_gpu": "GiB", "decode_tokens_per_s_upper_bound": "tokens/s",
                 "prefill_allreduce_ms": "ms", "bubble_fraction": "1", "conversations": "conversations"}
-FIGURE_LABELS = {"weights_gib_per_gpu": {"en": "Weights per GPU", "de": "Gewichte je GPU"},
-                 "cache_gib_per_gpu": {"en": "KV cache per GPU", "de": "KV-Cache je GPU"}}
+OWN_FIGURES = ("weights_gib_per_gpu", "cache_gib_per_gpu")  # labelled in strings.yaml, not in the reports' labels
 
 
 def cell(text: Any) -> str:
@@ -81,8 +80,8 @@ def figure_value(rec: Recommendation | None, key: str, lang: str) -> str:
 
 def figure_label(key: str, lang: str) -> str:
     """The label of a figure, as the reports name it."""
-    if key in FIGURE_LABELS:
-        return FIGURE_LABELS[key][lang if lang in ("en", "de") else "en"]
+    if key in OWN_FIGURES:
+        return t(f"fig_{key}", lang)
     return label("conversations_figure" if key == "conversations" else key, lang)
 
 

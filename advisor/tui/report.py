@@ -1,5 +1,5 @@
 """A modal with the whole recommendation as the Markdown report (advisor.render.markdown), as it
-pastes into a ticket."""
+pastes into a ticket; Rich renders it in one widget, which opens at once even for a long report."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from rich.markdown import Markdown
+from textual.widgets import Label, Static
 
 from advisor.tui.strings import t
 
@@ -25,7 +26,7 @@ class ReportScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """The report and how to close it."""
         with VerticalScroll(id="report-box", classes="dialog"):
-            yield Markdown(self.markdown, open_links=False)
+            yield Static(Markdown(self.markdown, hyperlinks=False))
             yield Label(t("close_hint", self.lang), classes="dialog-note")
 
     def action_close(self) -> None:

@@ -40,7 +40,7 @@ def fact_names() -> tuple[str, ...]:
 def format_value(value: Any, lang: str) -> str:
     """A fact's value as the panel and the replies show it: yes/no, numbers with separators."""
     if isinstance(value, bool):
-        return {True: {"en": "yes", "de": "ja"}, False: {"en": "no", "de": "nein"}}[value][lang if lang in LANGS else "en"]
+        return t("yes" if value else "no", lang)
     if isinstance(value, (int, float)):
         from advisor.render.common import number
 

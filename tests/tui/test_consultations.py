@@ -1,0 +1,132 @@
+"""Whole consultations in the chat app, driven by Pilot: the customer's words in, a recommendation
+out, and no question asked whose answer could not change it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from advisor.consult import PATHS, REQUIRED, Consultation
+from advisor.errors import AdvisorError
+from advisor.layouts import Layout
+from advisor.render.common import headline
+from advisor.tui.dialogue import ChatSession, outcome
+from advisor.tui.drawing import draw, placement
+from advisor.tui.facts import FactsTable
+from advisor.tui.replies import choice_text
+from tests.tui.conftest import advisor_said, consult, drive, say
+
+RTX_70B = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache"]
+SCENARIOS: dict[str, tuple[list[str], Layout]] = {
+    "rtx-pro-20-users": ([*RTX_70B, "20 users"], Layout(2, 1, 1)),
+    "rtx-pro-60-users": ([*RTX_70B, "60 users"], Layout(1, 2, 1)),
+    "h200-nvl-405b": (["8x H200 NVL with 4-way bridges", "Llama 3.1 405B BF16"], Layout(1, 4, 2)),
+}
+# Values tried for a fact to see whether its answer can change the outcome: wider than the probes
+# Consultation itself uses, so the check does not simply repeat its own reasoning.
+TRIALS: dict[str, tuple[Any, ...]] = {
+    "users": (1, 4, 16, 32, 64, 128, 512, 2048),
+    "context_tokens": (1024, 4096, 16384, 65536, 131072),
+    "gpus_per_node": (1, 2, 4, 8),
+    "nodes": (1, 2, 4),
+    "virtualized": (True, False),
+}
+
+
+def assert_every_question_mattered(engine: Any, session: ChatSession) -> None:
+    """For each question the app asked: the model and GPU are needed for any answer at all; any other
+    fact was the input of a rule that could not decide without it, or some answer to it changes the
+    layout or the warnings (checked with Consultation on the facts known when it was asked)."""
+    assert session.asked, "no question was asked"
+    for asked in session.asked:
+        fact = asked.question.fact
+        path = PATHS[fact]
+        assert path not in asked.fields, f"{fact} was asked although it was known"
+        if fact in REQUIRED and not {"model", "hardware.gpu"} <= set(asked.fields):
+            continue
+        c = Consultation(engine, "en")
+        base = c.evaluate(asked.fields)
+        undecided = {rule for u in base.unknowns if u.fact == fact for rule in u.rules}
+        if undecided and set(asked.question.rules) <= undecided:
+            continue
+        spec = engine.kb.facts[fact]
+        values = TRIALS.get(fact) or tuple(choice_text(v) for v in spec.choices)
+        changed = []
+        for value in values:
+            try:
+                trial = c.evaluate({**asked.fields, path: value})
+            except AdvisorError:
+                continue
+            if outcome(trial) != outcome(base):
+                changed.append(value)
+        assert changed, f"asked for {fact} with {asked.fields}, but no answer changes the recommendation"
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_consultation_reaches_the_recommendation(build, engine, name):
+    answers, layout = SCENARIOS[name]
+    app = build()
+
+    async def script(pilot):
+        session = await consult(pilot, answers)
+        assert session.c.rec.layout == layout
+        said = advisor_said(app)
+        assert "Settled" in said[-1] and "Assumed:" in said[-1]
+        assert any(f"**Recommendation: {headline(session.c.rec)}**" in s for s in said)
+        # the side panel shows what the user gave and what was assumed
+        origins = {row.fact: row.origin for row in app.chat.query_one(FactsTable).rows_shown}
+        assert origins["model"] == "you" and origins["gpu"] == "you" and "assumed" in origins.values()
+        # the drawing groups the GPUs as the layout uses them
+        places = placement(session.c.rec)
+        assert len({p["copy"] for p in places if p["copy"] >= 0}) == layout.replicas
+        assert max(p["stage"] for p in places) + 1 == layout.pp
+        if name == "h200-nvl-405b":
+            text = draw(session.c.rec, "en").plain
+            assert "NVLink ⟦0 1 2 3⟧ ⟦4 5 6 7⟧" in text
+            assert "copy 1: stage 1 TP[0 1 2 3] → stage 2 TP[4 5 6 7]" in text
+            assert "Memory per GPU (131.3 GiB)" in text and "weights 94.3" in text and "stage 2 · TP 3" in text
+        assert_every_question_mattered(engine, session)
+
+    drive(app, script)
+
+
+def test_moe_model_on_pcie_cards(build, advise, engine):
+    app = build()
+
+    async def script(pilot):
+        session = await consult(pilot, ["4 RTX PRO 6000", "Qwen3-235B-A22B FP8"])
+        rec = session.c.rec
+        assert engine.kb.find_model(rec.input["model"]).kind == "moe"
+        expected = advise({"model": "Qwen3-235B-A22B", "precision": "fp8",
+                           "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4}})
+        assert rec.layout == expected.layout and rec.layout.gpus == 4
+        assert rec.env["nvlink"] == "none"
+        assert_every_question_mattered(engine, session)
+
+    drive(app, script)
+
+
+def test_german_session_typed_key_by_key(build, engine):
+    app = build(lang="de")
+
+    async def script(pilot):
+        assert app.title == "GPU-Aufteilungsberater"
+        await say(pilot, "zwei RTX Pro 6000")
+        await say(pilot, "Llama 3.3 70B FP8, KV-Cache FP8")
+        reply = await say(pilot, "60 Nutzer")
+        assert reply.rec.layout == Layout(1, 2, 1)
+        assert "Empfehlung: TP 2" in reply.text and "Notiert: Nutzer = **60**" in reply.text
+        why = await say(pilot, "warum", typed=True)
+        assert why.text.startswith("**Warum ich nach Kontext (Token) frage**")
+        assert "Was jede Antwort ergäbe" in why.text
+        how = await say(pilot, "wie")
+        assert how.text.startswith("**Wie die Zahlen zustande kommen**")
+        assert "kv_gib_per_conversation = kv_bytes_per_token × context_tokens / 2^30" in how.text
+        assert "1,25 GiB" in how.text  # German number format
+        while app.chat.last.question is not None:
+            await say(pilot, "weiter")
+        assert "Entschieden" in advisor_said(app)[-1] and "Angenommen" in advisor_said(app)[-1]
+        assert_every_question_mattered(engine, app.chat.session)
+
+    drive(app, script)
