@@ -186,25 +186,30 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
 
 
 def chat_start(runs: int) -> list[float]:
-    """Fresh process: import the app, mount it headless, until the first question is on screen."""
+    """Fresh process: from launch until the app, mounted headless, shows its first question."""
     script = (
-        "import asyncio, time, sys\n"
-        "t = time.perf_counter()\n"
+        "import asyncio, sys\n"
         "from advisor.tui.app import make_app\n"
         "app = make_app()\n"
         "async def main():\n"
         "    async with app.run_test(size=(120, 40)) as pilot:\n"
         "        await pilot.pause()\n"
-        "        print(time.perf_counter() - t)\n"
+        "        await app.workers.wait_for_complete()\n"
+        "        print('first question', flush=True)\n"
         "asyncio.run(main())\n"
     )
     out = []
     for _ in range(runs):
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_env())
-        if done.returncode != 0:
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, env=_env())
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        seen = time.perf_counter() - start
+        proc.wait()
+        if not line.startswith("first question"):
             return [float("nan")]
-        out.append(time.perf_counter() - start)
+        out.append(seen)
     return out
 
 
