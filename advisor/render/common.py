@@ -58,7 +58,7 @@ class Footnotes:
     def line(self, c: Citation) -> str:
         """One footnote: source title, publisher, date, locator and the quoted words."""
         s = self.kb.sources.get(c.source)
-        title = f"{s.title} ({s.publisher}, {s.date})" if s else c.source
+        title = f"{s.title} ({', '.join(x for x in (s.publisher, s.date) if x and x != 'None')})" if s else c.source
         where = f" — {c.locator}" if c.locator else ""
         quote = f": “{c.quote}”" if c.quote else ""
         url = f" {s.url}" if s and s.url else ""
