@@ -137,13 +137,15 @@ class Recorder:
     def _clean(self, data: Any) -> Any:
         return self.redactor.value(data) if self.redactor else data
 
-    def turn(self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None) -> None:
-        """Append one answered turn and flush it to disk (before the caller shows the answer)."""
+    def turn(self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None,
+             markdown: bool = False) -> None:
+        """Append one answered turn and flush it to disk (before the caller shows the answer); `markdown`
+        says the reply is Markdown (the chat's) rather than preformatted text (a report)."""
         if self.failed or self.closed:
             return
         self.turns += 1
         record = {"type": "turn", "n": self.turns, "at": _now(), "said": said, "understood": understood or {},
-                  "reply": reply, "result": summary(rec)}
+                  "reply": reply, "format": "markdown" if markdown else "text", "result": summary(rec)}
         try:
             _fsync_append(self.path, self._clean(record))
         except OSError as exc:
@@ -201,7 +203,7 @@ def document(path: Path) -> dict[str, Any]:
         "ended_at": (end or {}).get("at"),
         "complete": end is not None,
         "inputs": (final or {}).get("input"),
-        "turns": [{k: t.get(k) for k in ("n", "at", "said", "understood", "reply")} for t in turns],
+        "turns": [{k: t.get(k) for k in ("n", "at", "said", "understood", "reply", "format")} for t in turns],
         "result": final,
     }
 
@@ -215,7 +217,10 @@ def markdown(doc: dict[str, Any]) -> str:
                    else "**not redacted** (--no-redact)"), ""]
     for t in doc["turns"]:
         reply = str(t.get("reply") or "")
-        shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
+        if t.get("format") == "markdown":
+            shown = f"\n\n{reply.rstrip()}"
+        else:
+            shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
         out += [f"**User:** {t['said']}", "", f"**Advisor:**{shown}", ""]
     result = doc.get("result")
     if result:

@@ -486,7 +486,8 @@ class ChatSession:
             if self.recorder is None:
                 return
         notes = cited(reply.text, reply.notes, self.engine.kb)
-        self.recorder.turn(reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood)
+        self.recorder.turn(reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood,
+                           markdown=True)
         failed = getattr(self.recorder, "failed", None)
         if failed and failed != self.transcript_note:
             self.transcript_note = failed
