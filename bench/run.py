@@ -166,7 +166,9 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
     consultation()
     c.answer("llama 70b in fp8 with fp8 kv cache")
     c.answer("zwei RTX Pro 6000")
-    rows.append(Row("chat: Enter to answer shown (consultation step)", "≤ 0.1 s", "s", timed(enter, runs), 0.1))
+    rows.append(Row("chat: one consultation step (answer understood, re-evaluated, next question)", "≤ 0.1 s", "s",
+                    timed(enter, runs), 0.1))
+    rows.append(Row("chat app: Enter to answer shown (headless app)", "≤ 0.1 s", "s", chat_turns(runs), 0.1))
     rows.append(Row("chat app: start to first question, fresh process", "≤ 1.5 s", "s", chat_start(runs), 1.5, reference="process"))
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
@@ -183,6 +185,42 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return rows, refs
+
+
+def chat_turns(runs: int) -> list[float]:
+    """In the running app (its own process, so its threads leave the other rows alone): from Enter on a
+    line until its answer is shown and the app is idle again."""
+    script = f"""
+import asyncio, json, time
+from advisor.tui.app import make_app
+
+async def main():
+    app = make_app(recorder_factory=lambda engine, lang: None)
+    app.animation_level = "none"
+    out = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        async def turn(line):
+            start = time.perf_counter()
+            app.chat.submit(line)
+            for _ in range(400):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                if not app.chat.busy and app.chat.session is not None:
+                    break
+            return time.perf_counter() - start
+        await app.workers.wait_for_complete()
+        await turn("llama 70b in fp8 with fp8 kv cache")
+        await turn("two RTX PRO 6000")
+        for i in range({runs}):
+            out.append(await turn(f"{{40 + 10 * i}} users"))
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_env())
+    if done.returncode != 0:
+        return [float("nan")]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def chat_start(runs: int) -> list[float]:
