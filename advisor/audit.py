@@ -385,19 +385,16 @@ def _busbw_facts(f: Facts, parsed: list[Parsed], env: Mapping[str, Any]) -> None
 
 def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
     """Link facts of the GPU alone, for checks that need no model (measured bus bandwidth)."""
-    from advisor.facts import DOMAIN_SIZES
+    from advisor.facts import link_speeds
 
     try:
         gpu = engine.kb.find_gpu(str(hw["gpu"]))
     except AdvisorError:
         return {}
     nvlink = str(hw.get("nvlink") or gpu.nvlink)
-    per_node = int(hw.get("gpus_per_node") or 1)
     return {
-        "pcie_gbs": engine.kb.pcie_link(gpu.pcie_gen).gbs_per_direction if gpu.pcie_gen else None,
+        **link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1)),
         "nvlink": nvlink,
-        "nvlink_gbs": gpu.nvlink_gbs_per_direction if nvlink != "none" else None,
-        "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
         "node_link_gbs": float(hw["node_link_gbps"]) / 8 if hw.get("node_link_gbps") else None,
     }
 

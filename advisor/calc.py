@@ -123,9 +123,6 @@ class Calculator:
                 self.layout_ids.append(fid)
                 layout.add(f.spec.result)
         self.scenario_ids = [fid for fid in self.order if fid not in set(self.layout_ids)]
-        self.producers: dict[str, list[str]] = {}
-        for fid in self.order:
-            self.producers.setdefault(self.formulas[fid].spec.result, []).append(fid)
 
     def run(self, env: dict[str, Any], ids: Iterable[str], trace: dict[str, str]) -> None:
         """Compute the formulas `ids` in order into `env`; `trace` maps each result to its formula."""

@@ -40,6 +40,7 @@ CONTRACT_FIGURES = {
 }
 ALTERNATIVE_FIGURES = ("conversations", "weights_gib_per_gpu", "prefill_allreduce_ms", "bubble_fraction", "decode_tps_upper")
 MAX_ALTERNATIVES = 8
+FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
 TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
 FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbers; `how` follows the inputs
 
@@ -144,7 +145,7 @@ class Engine:
         cands = [self.candidate(x, env, trace, layout_known if x == only else None) for x in layouts]
         self._scenario_from_layouts(env, cands, origin)
         for c in cands:
-            for name in ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit"):
+            for name in FROM_LAYOUTS:
                 c.env[name] = env[name]
             c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
         chosen = cands[0] if only is not None else self._select(cands, env)
@@ -160,7 +161,7 @@ class Engine:
         env["replicas_conversations"] = one.env.get("conversations") if one else None
         env["any_layout_fits"] = bool(fits)
         env["min_gpus_to_fit"] = min((c.layout.gpus_per_instance for c in fits), default=None)
-        for name in ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit"):
+        for name in FROM_LAYOUTS:
             origin[name] = Origin("derived", "layout search")
 
     def _order(self, env: Mapping[str, Any]) -> str:

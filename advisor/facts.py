@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.knowledge import Citation, Knowledge
+from advisor.knowledge import Citation, Gpu, Knowledge
 from advisor.scenario import Scenario
 
 DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
@@ -22,6 +22,15 @@ class Origin:
     kind: str  # input | default | catalogue | derived | formula | layout
     detail: str = ""
     cite: Citation | None = None
+
+
+def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int) -> dict[str, Any]:
+    """PCIe and NVLink bandwidth per direction of a GPU, and the size of its NVLink domain."""
+    return {
+        "pcie_gbs": kb.pcie_link(g.pcie_gen).gbs_per_direction if g.pcie_gen else None,
+        "nvlink_gbs": g.nvlink_gbs_per_direction if nvlink != "none" else None,
+        "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
+    }
 
 
 def _unknown(value: Any) -> Any:
@@ -95,18 +104,17 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("gpu_fp4", g.fp4, "catalogue", g.name, g.cite.get("fp4"))
     put("gpu_pcie_p2p", g.pcie_p2p, "catalogue", g.name, g.cite.get("pcie_p2p"))
     put("gpu_usual_nvlink", g.nvlink, "catalogue", g.name, g.cite.get("nvlink"))
+    nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
+    speeds = link_speeds(kb, g, nvlink, per_node)
     if g.pcie_gen:
         pcie = kb.pcie_link(g.pcie_gen)
-        put("pcie_gbs", pcie.gbs_per_direction, "catalogue", pcie.name, pcie.cite.get("gbs_per_direction"))
+        put("pcie_gbs", speeds["pcie_gbs"], "catalogue", pcie.name, pcie.cite.get("gbs_per_direction"))
     else:
         put("pcie_gbs", None, "catalogue", f"{g.name}: no PCIe link between GPUs")
-    nvlink = hw["nvlink"]
-    nv_gbs = g.nvlink_gbs_per_direction if nvlink != "none" else None
-    put("nvlink_gbs", nv_gbs, "catalogue", g.name, g.cite.get("nvlink_gbs_per_direction"))
+    put("nvlink_gbs", speeds["nvlink_gbs"], "catalogue", g.name, g.cite.get("nvlink_gbs_per_direction"))
 
-    per_node = hw["gpus_per_node"]
     put("total_gpus", per_node * hw["nodes"], "derived", "gpus_per_node × nodes")
-    domain = per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node)
+    domain = speeds["nvlink_domain_size"]
     put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")
     put("nvlink_domains_per_node", -(-per_node // domain), "derived", f"{per_node} GPUs / {domain} per domain")
     return env, origin

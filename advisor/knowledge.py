@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from advisor.errors import InputError, KnowledgeError
 from advisor.fuzzy import closest
@@ -21,7 +21,6 @@ from advisor.yamlio import line_of, load_file
 
 LANGS = ("en", "de")
 GIB = 2**30
-Lang = Literal["en", "de"]
 
 
 @dataclass(frozen=True)

@@ -114,13 +114,3 @@ class Recommendation:
         """The finding of a rule, if it fired."""
         return next((f for f in self.findings if f.rule == rule_id), None)
 
-    def citations(self) -> list[Citation]:
-        """Every citation of the figures and findings, in order of first use, for footnotes."""
-        seen: dict[tuple[str, str, str | None], Citation] = {}
-        for t in self.traces.values():
-            if t.cite is not None:
-                seen.setdefault((t.cite.source, t.cite.locator, t.cite.quote), t.cite)
-        for f in self.findings:
-            for c in f.sources:
-                seen.setdefault((c.source, c.locator, c.quote), c)
-        return list(seen.values())

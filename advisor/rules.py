@@ -19,7 +19,6 @@ from advisor.knowledge import LANGS, Citation, Knowledge, Text
 from advisor.paths import rules_dir
 from advisor.yamlio import line_of, load_file
 
-Severity = Literal["info", "advice", "warning", "error"]
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
 SCOPES = ("scenario", "layout", "sizing", "audit")
 EFFECTS = ("none", "reject", "discourage")

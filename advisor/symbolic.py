@@ -8,7 +8,6 @@ sympy (about 0.6 s), so nothing on the answer path does.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
 from functools import cache
 
 import sympy
@@ -54,9 +53,3 @@ def _convert(node: ast.expr, text: str) -> sympy.Expr:
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         return _COMPARE[type(node.ops[0])](_convert(node.left, text), _convert(node.comparators[0], text))
     raise ExpressionError(f"{ast.unparse(node)!r} has no symbolic form", where=text)
-
-
-def substitute(e: Expression, values: Mapping[str, float]) -> sympy.Expr:
-    """The formula with numbers in place of its symbols, evaluated exactly where possible."""
-    expr = to_sympy(e)
-    return expr.subs({symbol(k): sympy.nsimplify(v) for k, v in values.items() if k in e.names})

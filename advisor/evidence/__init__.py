@@ -8,7 +8,6 @@ raise on bad input; a file they cannot use yields a note, and the audit goes on 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +47,3 @@ def clean(text: str) -> str:
     """Text as parsers want it: no ANSI colours, no carriage returns, no NUL bytes."""
     return ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
 
-
-Detector = Callable[[str], bool]
-Parser = Callable[[str, str], Parsed]

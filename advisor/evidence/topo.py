@@ -16,7 +16,6 @@ PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
 CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
 P2P_CELL = re.compile(r"^(X|OK|NS|CNS|GNS|TNS|U)$")
 DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|[a-z]+\d*_\d+)$")
-TRAILING = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 
 
 def rank(cell: str) -> int:

@@ -40,11 +40,6 @@ class Footnotes:
     kb: Knowledge
     items: list[Citation]
 
-    @classmethod
-    def of(cls, rec: Recommendation, kb: Knowledge) -> Footnotes:
-        """Empty footnotes for a recommendation, numbered as the report refers to them."""
-        return cls(kb, [])
-
     def ref(self, c: Citation | None) -> str:
         """The footnote number of a citation, as '[n]'."""
         if c is None:

@@ -52,6 +52,8 @@ def as_dict(rec: Recommendation) -> dict[str, Any]:
             for f in rec.findings
         ],
         "unknowns": [asdict(u) | {"rules": list(u.rules)} for u in rec.unknowns],
+        "trace": [{"rule": f.rule, "outcome": f.outcome, "layout": f.layout.label() if f.layout else None, "facts": f.facts}
+                  for f in rec.firings],
     }
 
 

@@ -16,7 +16,7 @@ def _cell(text: str) -> str:
 def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     """A recommendation as Markdown."""
     lang = rec.lang
-    notes = Footnotes.of(rec, kb)
+    notes = Footnotes(kb, [])
     out = [f"# {label('recommendation', lang)}: {headline(rec)}", "", f"*{scenario_line(rec)}*", ""]
     rows = figure_rows(rec, notes)
     if rows:

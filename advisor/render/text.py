@@ -20,7 +20,7 @@ def _wrap(text: str, indent: str) -> str:
 def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     """A recommendation as plain text."""
     lang = rec.lang
-    notes = Footnotes.of(rec, kb)
+    notes = Footnotes(kb, [])
     out = [scenario_line(rec), "", f"{label('recommendation', lang)}: {headline(rec)}"]
     lead = next((f for f in rec.findings if f.severity == "error"), None) or next(
         (f for f in rec.findings if f.severity == "info"), None
