@@ -38,6 +38,8 @@ def test_recommend_scenario_file_as_json_follows_the_contract(cli):
     assert all({"id", "locator", "quote"} <= set(s) for s in finding["sources"])
     assert {u["fact"] for u in doc["unknowns"]} >= {"p2p", "iommu", "acs"}
     assert all(a["why_not"] for a in doc["alternatives"])
+    undecided = next(t for t in doc["trace"] if t["rule"] == "tp-over-pcie-p2p-broken")
+    assert undecided["outcome"] is None and undecided["facts"]["p2p"] is None and undecided["layout"] == "TP 2"
     trace = doc["figure_traces"]["prefill_allreduce_ms"]
     assert trace["kind"] == "estimate" and "ring" in trace["assumptions"]
 
