@@ -43,6 +43,10 @@ class Citation:
     locator: str
     quote: str | None = None
 
+    def as_dict(self) -> dict[str, str | None]:
+        """The citation as the JSON reports write it."""
+        return {"id": self.source, "locator": self.locator, "quote": self.quote}
+
 
 @dataclass(frozen=True)
 class Quote:

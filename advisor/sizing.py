@@ -200,7 +200,7 @@ def render_json(result: Sizing, kb: Knowledge) -> str:
         ],
         "smallest": result.smallest.platform.id if result.smallest else None,
         "purchase": [{"rule": f.rule, "severity": f.severity, "title": f.title, "explanation": f.explanation,
-                      "sources": [{"id": c.source, "locator": c.locator, "quote": c.quote} for c in f.sources]}
+                      "sources": [c.as_dict() for c in f.sources]}
                      for f in result.purchase],
         "facts": result.facts,
     }

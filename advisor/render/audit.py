@@ -22,7 +22,7 @@ def _finding_dict(f: Finding) -> dict[str, Any]:
         "rule": f.rule, "severity": f.severity, "topics": list(f.topics), "title": f.title,
         "explanation": f.explanation, "fix": f.fix, "verify": list(f.verify),
         "evidence": [e.as_dict() for e in f.evidence],
-        "sources": [{"id": c.source, "locator": c.locator, "quote": c.quote} for c in f.sources],
+        "sources": [c.as_dict() for c in f.sources],
         "suppressed": f.suppressed,
     }
 
@@ -110,9 +110,10 @@ def to_text(result: AuditResult, engine: Engine) -> str:
     out = [f"Audit: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · model {facts.get('model') or '?'} · "
            f"{', '.join(f'{n} {k}' for k, n in s.items())}", ""]
     if result.recommendation and result.recommendation.layout:
-        out.append(f"{label('layout', lang)}: {result.recommendation.layout.label()}  (TP groups: "
-                   + "; ".join(",".join(map(str, g)) for g in result.groups) + ")" if result.groups else
-                   f"{label('layout', lang)}: {result.recommendation.layout.label()}")
+        line = f"{label('layout', lang)}: {result.recommendation.layout.label()}"
+        if result.groups:
+            line += "  (TP groups: " + "; ".join(",".join(map(str, g)) for g in result.groups) + ")"
+        out.append(line)
         out.append("")
     if result.findings:
         out.append(label("findings", lang))

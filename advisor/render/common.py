@@ -45,7 +45,7 @@ class Footnotes:
         if c is None:
             return ""
         for i, item in enumerate(self.items, 1):
-            if (item.source, item.locator, item.quote) == (c.source, c.locator, c.quote):
+            if item == c:
                 return f"[{i}]"
         self.items.append(c)
         return f"[{len(self.items)}]"

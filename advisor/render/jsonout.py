@@ -14,7 +14,7 @@ SCHEMA = "advisor.recommendation/1"
 
 
 def _cite(c: Citation | None) -> dict[str, Any] | None:
-    return None if c is None else {"id": c.source, "locator": c.locator, "quote": c.quote}
+    return None if c is None else c.as_dict()
 
 
 def _trace(t: FigureTrace) -> dict[str, Any]:
