@@ -69,11 +69,13 @@ def fresh(argv: list[str], runs: int) -> tuple[list[float], int]:
     return times, peak
 
 
-def timed(fn: Callable[[], object], runs: int) -> list[float]:
-    """Wall seconds of `fn()` in this process, `runs` times after one warm-up."""
+def timed(fn: Callable[[], object], runs: int, window: float = 0.3) -> list[float]:
+    """Wall seconds of `fn()` in this process after one warm-up: at least `runs` times, and for at least
+    `window` seconds, so that a millisecond operation's best sample is not taken inside one burst of
+    other work on the machine."""
     fn()
-    out = []
-    for _ in range(runs):
+    out: list[float] = []
+    while len(out) < runs or (sum(out) < window and len(out) < 1000):
         start = time.perf_counter()
         fn()
         out.append(time.perf_counter() - start)
