@@ -1,5 +1,10 @@
 """The current recommendation in the side panel: the layout, its figures with numbered footnotes,
-warnings, and the alternatives with why not."""
+warnings, and the alternatives with why not.
+
+The panel renders a recommendation once, into lines, when it changes (a RichLog of fixed height
+that scrolls itself): laying out the screen then needs no measuring of the advice, and a frame
+draws only the lines in view.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
+from textual.widgets import RichLog
 
 from advisor.tui.strings import t
 
@@ -17,13 +22,21 @@ if TYPE_CHECKING:
     from advisor.result import Recommendation
 
 
-class AdvicePanel(Static):
+class AdvicePanel(RichLog):
     """The recommendation with its figures."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, **kwargs)  # type: ignore[arg-type]
+
+    def _replace(self, renderable: Text | Group) -> None:
+        self.clear()
+        self.write(renderable, expand=True)
+        self.scroll_home(animate=False, immediate=True)
 
     def show(self, rec: Recommendation | None, notes: list[Citation], kb: Knowledge | None, lang: str) -> None:
         """Show this recommendation; footnote numbers follow `notes`."""
         if rec is None or kb is None:
-            self.update(Text(t("no_rec", lang), style="italic"))
+            self._replace(Text(t("no_rec", lang), style="italic"))
             return
         from advisor.render import label
         from advisor.render.common import Footnotes, headline, number
@@ -57,4 +70,4 @@ class AdvicePanel(Static):
             parts.append(Text(t("alternatives", lang), style="bold"))
             for a in rec.alternatives[:6]:
                 parts.append(Text(f"{a.layout.label()}: {'; '.join(a.why_not)}", style="dim"))
-        self.update(Group(*parts))  # type: ignore[arg-type]
+        self._replace(Group(*parts))  # type: ignore[arg-type]

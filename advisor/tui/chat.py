@@ -1,16 +1,18 @@
 """The chat screen: the conversation on the left, the facts, the recommendation, the GPU drawing and
 the sources on the right, the current question and the input below.
 
-Turns run one at a time in a worker thread (the engine takes tens of milliseconds, an audit longer):
-the input stays live, lines typed meanwhile wait in a queue. The screen only shows what each
-`Reply` carries; every decision is the consultation's.
+Turns run one at a time in a worker thread (the engine takes milliseconds, an audit longer): the
+input stays live, lines typed meanwhile wait in a queue. A typed line is shown together with its
+answer, in one frame, or on its own once the answer takes longer than ECHO_AFTER: a separate frame
+for the line would delay the answer by a frame. The screen only shows what each `Reply` carries;
+every decision is the consultation's.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -33,9 +35,18 @@ if TYPE_CHECKING:
     from advisor.knowledge import Citation
     from advisor.tui.dialogue import ChatSession, Reply
 
+ECHO_AFTER = 0.1  # seconds a typed line waits for its answer before it is shown on its own
 KEY_LABELS = {"help": "key_help", "facts": "key_facts", "report": "key_report", "gpus": "key_gpus",
               "sources": "key_sources", "toggle_lang": "key_lang", "save": "key_save", "new": "key_new",
               "quit_if_empty": "key_quit", "focus_input": "key_input"}
+
+
+@dataclass
+class _Typed:
+    """A line the user entered, and whether the conversation shows it yet."""
+
+    line: str
+    shown: bool = False
 
 
 class ChatScreen(Screen[None]):
@@ -64,6 +75,7 @@ class ChatScreen(Screen[None]):
         self.last: Reply | None = None
         self.suggester = AnswerSuggester()
         self._queue: deque[str] = deque()
+        self._unanswered: deque[_Typed] = deque()  # the lines typed and not yet answered, oldest first
         self._lock = threading.Lock()
         self._working = False
         self.prompt_text = ""
@@ -132,21 +144,26 @@ class ChatScreen(Screen[None]):
             try:
                 reply = self.session.respond(line)
             except AdvisorError as exc:
-                self.app.call_from_thread(self._fail, exc.one_line())
+                self.app.call_from_thread(self._fail, exc.one_line(), True)
                 continue
-            self.app.call_from_thread(self._show, reply)
+            self.app.call_from_thread(self._show, reply, True)
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, answers_a_line: bool = False) -> None:
         """An error the advisor can name: shown in the conversation, the session goes on if it can."""
+        if answers_a_line:
+            self._echo_answered()
         self.query_one(ChatLog).add_advisor(f"⚠ {message}")
         if self.session is None:
             self.query_one("#prompt", Label).update(f"⚠ {message}")
 
     def submit(self, line: str) -> None:
-        """Answer a line as if typed: echo it, queue it, and start the worker if it is idle."""
+        """Answer a line as if typed: queue it, start the worker if it is idle, and show the line if
+        its answer has not come after ECHO_AFTER seconds."""
         if not line.strip():
             return
-        self.query_one(ChatLog).add_user(line)
+        typed = _Typed(line)
+        self._unanswered.append(typed)
+        self.set_timer(ECHO_AFTER, lambda: self._echo(typed))
         with self._lock:
             self._queue.append(line)
             start = not self._working
@@ -186,9 +203,22 @@ class ChatScreen(Screen[None]):
 
     # --- showing a reply ---------------------------------------------------------------------------
 
-    def _show(self, reply: Reply) -> None:
-        """Show what a turn said, and refresh the panels from its snapshot."""
+    def _echo(self, typed: _Typed) -> None:
+        """Show a typed line in the conversation (once)."""
+        if not typed.shown:
+            typed.shown = True
+            self.query_one(ChatLog).add_user(typed.line)
+
+    def _echo_answered(self) -> None:
+        """The oldest typed line has its answer: show the line now if it is not shown yet."""
+        if self._unanswered:
+            self._echo(self._unanswered.popleft())
+
+    def _show(self, reply: Reply, answers_a_line: bool = False) -> None:
+        """Show what a turn said (after the line it answers), and refresh the panels from its snapshot."""
         with self.app.batch_update():
+            if answers_a_line:
+                self._echo_answered()
             self._update(reply)
         if reply.action == "help":
             self.action_help()

@@ -17,18 +17,24 @@ class ChatLog(RichLog):
     """The messages of the consultation."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=True, min_width=40, **kwargs)  # type: ignore[arg-type]
+        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=40, **kwargs)  # type: ignore[arg-type]
         self.messages: list[tuple[str, str]] = []
 
     def add_user(self, text: str) -> None:
         """Show what the user typed (a pasted block keeps its lines)."""
         self.messages.append(("user", text))
-        self.write(Padding(Text("› " + text.rstrip(), style="bold"), (1, 0, 0, 6)))
+        self._append(Padding(Text("› " + text.rstrip(), style="bold"), (1, 0, 0, 6)))
 
     def add_advisor(self, markdown: str) -> None:
         """Show an advisor message, rendered from Markdown."""
         self.messages.append(("advisor", markdown))
-        self.write(Padding(Markdown(markdown, hyperlinks=False), (1, 0, 0, 0)))
+        self._append(Padding(Markdown(markdown, hyperlinks=False), (1, 0, 0, 0)))
+
+    def _append(self, renderable: Padding) -> None:
+        """Write at the bottom and scroll there now, so the message is in the next frame (RichLog's
+        own auto-scroll waits for a refresh, which shows the new message one frame later)."""
+        self.write(renderable)
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def clear_log(self) -> None:
         """Remove every message (a new consultation)."""

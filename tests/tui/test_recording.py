@@ -26,10 +26,10 @@ def test_each_turn_is_journaled_before_it_is_shown(build, tmp_path):
     async def script(pilot):
         show = app.chat._show
 
-        def counting_show(reply):
+        def counting_show(reply, answers_a_line=False):
             if reply.record:
                 seen_at_show.append(len(_journal(folder)) - 1)
-            show(reply)
+            show(reply, answers_a_line)
 
         app.chat._show = counting_show
         for text in TURNS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from textual.widgets import Input, TabbedContent
 
@@ -10,6 +11,7 @@ from advisor.engine import Engine
 from advisor.errors import RuleBaseError
 from advisor.layouts import Layout
 from advisor.tui.app import make_app
+from advisor.tui.chat import ECHO_AFTER
 from advisor.tui.chatinput import AnswerSuggester, ChatInput
 from advisor.tui.chatlog import ChatLog
 from advisor.tui.commands import AdvisorCommands
@@ -196,3 +198,69 @@ def test_a_broken_rule_base_is_named_not_a_traceback(monkeypatch):
             assert app.chat.query_one(ChatLog).messages == [("advisor", "⚠ rules/p2p.yaml: duplicate rule id")]
 
     asyncio.run(main())
+
+
+def test_a_typed_line_is_shown_with_its_answer_in_order(build):
+    app = build()
+
+    async def script(pilot):
+        await say(pilot, RTX_20[0])
+        log = app.chat.query_one(ChatLog)
+        assert log.messages[-2][0] == "user" and log.messages[-2][1] == RTX_20[0]
+        assert log.messages[-1][0] == "advisor"
+        # two lines typed before the first is answered: each still comes right before its answer
+        app.chat.submit(RTX_20[1])
+        app.chat.submit(RTX_20[2])
+        await settle(pilot)
+        roles = [(role, text if role == "user" else "") for role, text in log.messages[-4:]]
+        assert roles == [("user", RTX_20[1]), ("advisor", ""), ("user", RTX_20[2]), ("advisor", "")]
+
+    drive(app, script)
+
+
+def test_a_slow_answer_shows_the_typed_line_while_it_waits(build):
+    app = build()
+
+    async def script(pilot):
+        session = app.chat.session
+        answer = session.respond
+        release = threading.Event()
+
+        def slow(line):
+            release.wait(10)
+            return answer(line)
+
+        session.respond = slow
+        log = app.chat.query_one(ChatLog)
+        before = len(log.messages)
+        app.chat.submit(RTX_20[0])
+        await pilot.pause()
+        assert len(log.messages) == before  # shown with its answer, if the answer comes in time
+        await asyncio.sleep(ECHO_AFTER * 2)
+        await pilot.pause()
+        assert log.messages[before:] == [("user", RTX_20[0])]  # it did not: the line is shown alone
+        release.set()
+        await settle(pilot)
+        assert [role for role, _ in log.messages[before:]] == ["user", "advisor"]  # once, then the answer
+
+    drive(app, script)
+
+
+def test_the_facts_panel_redraws_a_changed_value_and_a_click_edits_it(build):
+    app = build()
+
+    async def script(pilot):
+        for text in RTX_20:
+            await say(pilot, text)
+        table = app.chat.query_one(FactsTable)
+        row = next(i for i, r in enumerate(table.rows_shown) if r.fact == "users")
+        assert table.render_line(row + 1).text.split() == ["users", "20", "you"]
+        assert table.render_line(0).text.split() == ["fact", "value", "from"]
+        await say(pilot, "60 users")
+        assert table.render_line(row + 1).text.split() == ["users", "60", "you"]
+        await pilot.click(FactsTable, offset=(2, row + 1))
+        await pilot.pause()
+        assert isinstance(app.screen, EditFactScreen)
+        assert app.screen.query_one(Input).value == "60"
+
+    drive(app, script)
