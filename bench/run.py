@@ -11,14 +11,20 @@ against the committed baseline ratios and fails when one is more than twice as s
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import pty
+import re
 import resource
+import select
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -170,7 +176,7 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
     c.answer("zwei RTX Pro 6000")
     rows.append(Row("chat: one consultation step (answer understood, re-evaluated, next question)", "≤ 0.1 s", "s",
                     timed(enter, runs), 0.1))
-    rows.append(Row("chat app: Enter to answer shown (headless app)", "≤ 0.1 s", "s", chat_turns(runs), 0.1))
+    rows.append(Row("chat app: Enter to answer on the terminal (pty 120 × 40)", "≤ 0.1 s", "s", chat_turns(runs), 0.1))
     rows.append(Row("chat app: start to first question, fresh process", "≤ 1.5 s", "s", chat_start(runs), 1.5, reference="process"))
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
@@ -190,39 +196,59 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
 
 
 def chat_turns(runs: int) -> list[float]:
-    """In the running app (its own process, so its threads leave the other rows alone): from Enter on a
-    line until its answer is shown and the app is idle again."""
-    script = f"""
-import asyncio, json, time
-from advisor.tui.app import make_app
+    """`advisor chat` in a pseudo-terminal of 120 x 40 (the real terminal driver, transcripts written):
+    from the Enter key until the answer's text has reached the terminal. Turns alternate between
+    changing the recommendation (40 <-> 100 users) and changing only the facts (40 -> 41 users)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    folder = tempfile.mkdtemp(prefix="advisor-bench-chat-")
+    env = {**_env(), "TERM": "xterm-256color", "ADVISOR_TRANSCRIPTS": folder}
+    proc = subprocess.Popen([sys.executable, "-m", "advisor", "chat"], stdin=slave, stdout=slave, stderr=slave,
+                            env=env, cwd=folder, start_new_session=True)
+    os.close(slave)
+    screen = Terminal(master)
+    try:
+        screen.wait_for("Type what the customer says")
+        screen.answer("llama 70b in fp8 with fp8 kv cache", "Which GPU")
+        screen.answer("two RTX PRO 6000", "Recommendation")
+        users = [(40, 41, 100, 101)[i % 4] for i in range(4 * runs)]
+        return [screen.answer(f"{n} users", f"users = {n}") for n in users]
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+        shutil.rmtree(folder, ignore_errors=True)
 
-async def main():
-    app = make_app(recorder_factory=lambda engine, lang: None)
-    app.animation_level = "none"
-    out = []
-    async with app.run_test(size=(120, 40)) as pilot:
-        async def turn(line):
-            start = time.perf_counter()
-            app.chat.submit(line)
-            for _ in range(400):
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                if not app.chat.busy and app.chat.session is not None:
-                    break
-            return time.perf_counter() - start
-        await app.workers.wait_for_complete()
-        await turn("llama 70b in fp8 with fp8 kv cache")
-        await turn("two RTX PRO 6000")
-        for i in range({runs}):
-            out.append(await turn(f"{{40 + 10 * i}} users"))
-    print(json.dumps(out))
 
-asyncio.run(main())
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_env())
-    if done.returncode != 0:
-        return [float("nan")]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+class Terminal:
+    """The far end of a pseudo-terminal: types keys and reads what the app drew, as text."""
+
+    ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.raw = b""
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> float:
+        """Read until `text` has been drawn since the last clear; the time it was seen."""
+        end = time.perf_counter() + timeout
+        while time.perf_counter() < end:
+            if select.select([self.fd], [], [], 0.05)[0]:
+                self.raw += os.read(self.fd, 1 << 16)
+                if text in self.ESCAPES.sub("", self.raw.decode("utf-8", "replace")):
+                    return time.perf_counter()
+        raise TimeoutError(f"the chat did not show {text!r} within {timeout:.0f} s")
+
+    def answer(self, line: str, expect: str) -> float:
+        """Type `line`, let the app settle, press Enter: seconds until `expect` is drawn."""
+        self.raw = b""
+        os.write(self.fd, line.encode())
+        self.wait_for(line[-5:])
+        time.sleep(0.2)
+        self.raw = b""
+        start = time.perf_counter()
+        os.write(self.fd, b"\r")
+        return self.wait_for(expect) - start
 
 
 def chat_start(runs: int) -> list[float]:
@@ -345,8 +371,8 @@ def main() -> int:
         print(f"baseline written to {args.write_baseline}")
     if args.check:
         baseline = json.loads(args.check.read_text(encoding="utf-8"))
-        slow = [f"{name}: {measured[name] / base:.1f}x the baseline ratio" for name, base in baseline.items()
-                if name in measured and measured[name] > 2 * base]
+        slow = [f"{name}: {measured[name] / base:.1f}x the baseline ratio" if name in measured else f"{name}: not measured"
+                for name, base in baseline.items() if name not in measured or measured[name] > 2 * base]
         if slow:
             print("regressions:\n  " + "\n  ".join(slow))
             return 1
