@@ -24,7 +24,7 @@ from advisor.tui.strings import t
 if TYPE_CHECKING:
     from advisor.tui.dialogue import FactRow
 
-WIDTHS = (16, 21, 11)  # fact, value, from
+WIDTHS = (16, 20, 10)  # fact, value, from; each cell has a space either side
 HEADERS = ("col_fact", "col_value", "col_from")
 
 
@@ -75,7 +75,7 @@ class FactsTable(ScrollView, can_focus=True):
         before, self.rows_shown = self.rows_shown, list(rows)
         same = lang == self.lang and [r.path for r in rows] == [r.path for r in before]
         self.lang = lang
-        self.virtual_size = Size(sum(WIDTHS) + len(WIDTHS) - 1, len(rows) + 1)
+        self.virtual_size = Size(sum(WIDTHS) + 2 * len(WIDTHS), len(rows) + 1)
         self.cursor_row = min(self.cursor_row, max(len(rows) - 1, 0))
         if not same:
             self.refresh()
@@ -129,7 +129,7 @@ class FactsTable(ScrollView, can_focus=True):
         for text, cell_width in zip(cells, WIDTHS):
             cell = Text(text, no_wrap=True, overflow="ellipsis")
             cell.truncate(cell_width, overflow="ellipsis", pad=True)
-            segments += [Segment(cell.plain, style), Segment(" ", style)]
+            segments.append(Segment(f" {cell.plain} ", style))
         return Strip(segments).adjust_cell_length(width, style)
 
     def on_focus(self) -> None:
