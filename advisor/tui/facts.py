@@ -124,7 +124,7 @@ class FactsTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("facts--cursor")
         return self._strip((row.label, row.shown, row.origin), style, width)
 
-    def _strip(self, cells: tuple[str, str, str], style: Style, width: int) -> Strip:
+    def _strip(self, cells: tuple[str, ...], style: Style, width: int) -> Strip:
         segments: list[Segment] = []
         for text, cell_width in zip(cells, WIDTHS):
             cell = Text(text, no_wrap=True, overflow="ellipsis")
