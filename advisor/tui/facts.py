@@ -132,12 +132,6 @@ class FactsTable(ScrollView, can_focus=True):
             segments.append(Segment(f" {cell.plain} ", style))
         return Strip(segments).adjust_cell_length(width, style)
 
-    def on_focus(self) -> None:
-        self._refresh_row(self.cursor_row)
-
-    def on_blur(self) -> None:
-        self._refresh_row(self.cursor_row)
-
     # --- actions -----------------------------------------------------------------------------------
 
     def action_cursor(self, step: int) -> None:
