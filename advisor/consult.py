@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from advisor.engine import Engine
@@ -52,15 +52,6 @@ class Question:
     choices: tuple[str, ...] = ()
 
 
-@dataclass
-class Turn:
-    """One exchange: what the user typed, what the advisor understood and said."""
-
-    said: str
-    understood: dict[str, Any] = field(default_factory=dict)
-    reply: str = ""
-
-
 def outcome(rec: Recommendation | None) -> tuple[Any, ...] | None:
     """What a user would see change: the layout and the warnings and errors."""
     if rec is None:
@@ -76,7 +67,6 @@ class Consultation:
         self.lang = lang
         self.fields: dict[str, Any] = {}
         self.skipped: set[str] = set()
-        self.turns: list[Turn] = []
         self.asked: Question | None = None
         self.rec: Recommendation | None = None
         self.error: str | None = None
@@ -145,7 +135,6 @@ class Consultation:
         if got.skipped and expecting and expecting not in REQUIRED:
             self.skipped.add(expecting)
         self.fields.update(got.fields)
-        self.turns.append(Turn(text, dict(got.fields)))
         self._refresh()
         if self.error and got.fields:
             for path in got.fields:

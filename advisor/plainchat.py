@@ -58,6 +58,7 @@ def run(engine: Engine, lang: str = "en", transcripts: Path | None = None, stdin
         if said.lower() in ("quit", "exit", "ende", "q"):
             break
         word = said.lower().rstrip("?")
+        understood: dict[str, object] = {}
         if word in ("why", "warum"):
             text = "\n".join(f"  {a}: {b}" for a, b in c.why()) or "  -"
         elif word in ("how", "wie"):
@@ -65,10 +66,11 @@ def run(engine: Engine, lang: str = "en", transcripts: Path | None = None, stdin
                              for t in c.how()) or "  -"
         else:
             got = c.answer(said)
+            understood = dict(got.fields)
             text = reply_for(c)
             if got.unsure.get("model"):
                 text = ("Did you mean: " if lang == "en" else "Meinten Sie: ") + ", ".join(got.unsure["model"]) + "?\n" + text
-        recorder.turn(said, text, c.rec, c.turns[-1].understood if c.turns else {})
+        recorder.turn(said, text, c.rec, understood)
         print(text, file=stdout, flush=True)
     recorder.close(c.rec)
     return 0

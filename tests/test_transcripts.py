@@ -200,3 +200,16 @@ def test_a_full_disk_is_reported_and_the_consultation_goes_on(tmp_path, monkeypa
     rec.turn("third", "still answered")
     assert messages == ["transcript stopped at turn 2: No space left on device"]
     assert [x["said"] for x in t.read_journal(rec.path)[1]] == ["first"]
+
+
+def test_the_plain_chat_records_what_each_line_said(tmp_path):
+    import io
+
+    from advisor import plainchat
+
+    answers = "llama 70b in fp8\ntwo RTX PRO 6000\nwhy\n60 users\nhow\n"
+    plainchat.run(Engine.load(), "en", tmp_path, stdin=io.StringIO(answers), stdout=io.StringIO())
+    doc = json.loads(next(tmp_path.glob("*.json")).read_text())
+    understood = {turn["said"]: turn["understood"] for turn in doc["turns"]}
+    assert understood["60 users"] == {"workload.concurrent_conversations": 60}
+    assert understood["why"] == {} and understood["how"] == {}  # not the previous answer's facts again

@@ -297,15 +297,13 @@ def topo_text(data: dict[str, Any], notes: list[str], set_facts: dict[str, Any],
 
 
 def audit_text(result: Any, path: str, lang: str) -> str:
-    """An audit's inputs and findings, most severe first."""
-    from advisor.rules import SEVERITIES
-
+    """An audit's inputs and findings, in the audit's order (live findings first, most severe first)."""
     out = [f"**{t('audit_head', lang, path=path)}**", ""]
     read = [f"`{i.path}` ({', '.join(i.kinds) or '?'})" + (f": {'; '.join(i.notes)}" if i.notes else "") for i in result.inputs]
     if read:
         out.append(f"{t('audit_inputs', lang)}: " + ", ".join(read[:12]) + (" …" if len(read) > 12 else ""))
         out.append("")
-    findings = sorted(result.findings, key=lambda f: -SEVERITIES.index(f.severity))
+    findings = result.findings
     if not findings:
         out.append(t("audit_clean", lang))
         return "\n".join(out)
