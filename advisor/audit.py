@@ -328,17 +328,23 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
     return f, raw, {**dep, "topology": topology}
 
 
-def _group_facts(f: Facts, dep: Mapping[str, Any], gpus_per_node: int) -> list[list[int]]:
-    """TP groups of the deployment, and the path facts of the first group against the best grouping."""
+def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, Any]) -> list[list[int]]:
+    """TP groups of the deployment, and the path facts of the first group against the best grouping.
+
+    The GPUs the launch can see are known from an explicit device list (CUDA_VISIBLE_DEVICES, device
+    ids, the plan's `gpus`), or from the GPUs per node and the number of nodes the plan states; one
+    host's GPU count alone does not say it, since a launch may span nodes."""
     topology = dep.get("topology") or {}
-    tp = int(dep.get("tp") or 1)
-    pp = int(dep.get("pp") or 1)
-    dp = int(dep.get("dp") or 1)
-    visible = [int(g) for g in dep.get("gpus") or []] or list(range(gpus_per_node))
-    deployed = tp * pp * dp
-    f.put("deployed_gpus", deployed, None)
-    f.put("visible_gpus", len(visible), None)
-    groups = [visible[i : i + tp] for i in range(0, min(len(visible), deployed), tp) if len(visible[i : i + tp]) == tp]
+    tp = layout.tp
+    per_node = int(hw.get("gpus_per_node") or 0)
+    explicit = [int(g) for g in dep.get("gpus") or []]
+    visible = explicit or list(range(per_node))
+    f.put("deployed_gpus", layout.gpus, None)
+    if explicit:
+        f.put("visible_gpus", len(explicit), None)
+    elif per_node and hw.get("nodes"):
+        f.put("visible_gpus", per_node * int(hw["nodes"]), None)
+    groups = [visible[i : i + tp] for i in range(0, min(len(visible), layout.gpus), tp) if len(visible[i : i + tp]) == tp]
     paths = topology.get("paths") or {}
     if tp < 2 or not groups or not paths:
         return groups
@@ -416,7 +422,8 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
         )
     f, raw, dep = derive(parsed, engine)
     hw = raw["hardware"]
-    groups = _group_facts(f, dep, int(hw.get("gpus_per_node") or 1))
+    layout = _layout(dep)
+    groups = _group_facts(f, dep, layout, hw)
     rec: Recommendation | None = None
     unknowns: list[Unknown] = []
     env: dict[str, Any] = dict(f.values)
@@ -424,7 +431,6 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     if raw.get("model") and hw.get("gpu"):
         try:
             scenario = build(raw, engine.kb, where="deployment")
-            layout = _layout(dep)
             rec = engine.evaluate(scenario, lang, only=layout, known=f.values, known_origin=origins, search=search)
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
@@ -435,8 +441,9 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
         spec = engine.kb.facts[missing]
         unknowns.append(Unknown(missing, spec.question.get(lang) if spec.question else missing,
                                 "needed to check fit, split and link rules", (), spec.settle.get(lang) if spec.settle else None))
-    if rec is None and hw.get("gpu"):
-        env = {**_hardware_env(engine, hw), **env}
+    if rec is None:  # the deployed layout and the GPU's links still decide the audit rules
+        deployed = {"tp": layout.tp, "pp": layout.pp, "replicas": layout.replicas, "ep": layout.ep}
+        env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
     _busbw_facts(f, parsed, env)
     env.update(f.values)
     findings = list(rec.findings) if rec else []

@@ -306,3 +306,27 @@ AUDIT_CASES = {
 def test_each_rule_the_audit_can_fire_on_a_realistic_bundle(engine, tmp_path, rule):
     found = findings(audit(engine, [bundle(tmp_path / "b", AUDIT_CASES[rule])]))
     assert rule in found, sorted(found)
+
+
+def test_a_launch_is_not_said_to_lack_gpus_that_one_host_cannot_count(engine, tmp_path):
+    # launch only: nothing says how many GPUs the engine sees
+    alone = audit(engine, [bundle(tmp_path / "a", {"run.sh": verbatim("launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt")})])
+    assert "audit-more-gpus-than-visible" not in findings(alone)
+    # TP 8 x PP 2 over two 8-GPU nodes, with one node's topology: the launch spans nodes, as its thread says
+    spanning = audit(engine, [bundle(tmp_path / "b", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                                                      "topo.txt": verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt")})])
+    assert "audit-more-gpus-than-visible" not in findings(spanning)
+    # the plan states one node: then 16 GPUs cannot be there
+    one_node = audit(engine, [bundle(tmp_path / "c", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                                                      "deployment.yaml": "hardware: {gpu: H20, gpus_per_node: 8, nodes: 1}\n"})])
+    assert findings(one_node)["audit-more-gpus-than-visible"].title == "The launch needs 16 GPUs but sees 8"
+
+
+def test_a_slow_tp_group_is_found_when_the_model_is_not_in_the_catalogue(engine, tmp_path):
+    # GPUs 0-2 and 1-3 share NVLink bridges; TP 2 on GPUs 0,1 crosses the host bridge instead
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+                                     "run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve /models/in-house-13b --tensor-parallel-size 2\n"})
+    result = audit(engine, [folder])
+    assert result.recommendation is None
+    slow = findings(result)["audit-tp-group-on-slow-path"]
+    assert "0,2 | 1,3" in slow.explanation
