@@ -398,11 +398,7 @@ def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
     except AdvisorError:
         return {}
     nvlink = str(hw.get("nvlink") or gpu.nvlink)
-    return {
-        **link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1)),
-        "nvlink": nvlink,
-        "node_link_gbs": float(hw["node_link_gbps"]) / 8 if hw.get("node_link_gbps") else None,
-    }
+    return {**link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")), "nvlink": nvlink}
 
 
 def _layout(dep: Mapping[str, Any]) -> Layout:

@@ -62,12 +62,15 @@ class Formula:
         return self._template.format_map(values)
 
 
+GERMAN_SEPARATORS = str.maketrans(",.", ".,")
+
+
 def format_number(value: Any, lang: str = "en") -> str:
     """A number as people read it: thousands separators, no float noise; German swaps , and ."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if lang == "de":
-        return format_number(value).translate(str.maketrans(",.", ".,"))
+        return format_number(value).translate(GERMAN_SEPARATORS)
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
     if isinstance(value, int):
@@ -100,8 +103,9 @@ def _render(tree: ast.expr, placeholders: bool = False) -> str:
 class Calculator:
     """All formulas in dependency order, split into scenario-wide and per-layout ones."""
 
-    def __init__(self, kb: Knowledge, layout_facts: Iterable[str]) -> None:
+    def __init__(self, kb: Knowledge) -> None:
         known = set(kb.facts)
+        self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
         fast = _generated(kb)
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
@@ -115,7 +119,7 @@ class Calculator:
                 fast=fast.get(spec.id),
             )
         self.order = _topological(self.formulas)
-        layout = set(layout_facts)
+        layout = set(self.layout_facts)
         self.layout_ids: list[str] = []
         for fid in self.order:
             f = self.formulas[fid]
@@ -142,12 +146,10 @@ class Calculator:
 
 def _generated(kb: Knowledge) -> dict[str, Callable[[Mapping[str, Any]], Any]]:
     """The generated plain-Python formulas, if they were generated from this very formulas.yaml."""
-    import hashlib
-
     from advisor import formulas_generated
+    from advisor.codegen import source_hash
 
-    path = kb.root / "formulas.yaml"
-    if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest()[:16] != formulas_generated.SOURCE_HASH:
+    if not (kb.root / "formulas.yaml").is_file() or source_hash(kb.root) != formulas_generated.SOURCE_HASH:
         return {}
     return dict(formulas_generated.FUNCTIONS)
 

@@ -123,8 +123,7 @@ def list_formulas(kb: Knowledge, lang: str, sympy_form: bool = True) -> str:
     """Every formula: its result, expression, kind, unit, assumptions and source."""
     from advisor.calc import Calculator
 
-    layout_facts = {n for n, f in kb.facts.items() if f.kind == "layout"}
-    calc = Calculator(kb, layout_facts)
+    calc = Calculator(kb)
     out = []
     for fid in calc.order:
         f = calc.formulas[fid]

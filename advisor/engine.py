@@ -19,7 +19,7 @@ from typing import Any
 
 from advisor import knowledge as knowledge_mod
 from advisor import rules as rules_mod
-from advisor.calc import Calculator, format_number
+from advisor.calc import GERMAN_SEPARATORS, Calculator, format_number
 from advisor.facts import Origin, scenario_facts
 from advisor.knowledge import Knowledge
 from advisor.layouts import Layout, candidates, link_facts
@@ -73,8 +73,8 @@ class Engine:
     def __init__(self, kb: Knowledge, base: RuleBase) -> None:
         self.kb = kb
         self.rules = base
-        self.layout_fact_names = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
-        self.calc = Calculator(kb, self.layout_fact_names)
+        self.calc = Calculator(kb)
+        self.layout_fact_names = self.calc.layout_facts
         self.scenario_rules = [r for r in base.rules.values() if r.scope == "scenario"]
         self.layout_rules = [r for r in base.rules.values() if r.scope == "layout"]
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
@@ -141,7 +141,7 @@ class Engine:
             layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
-        layout_known = {k: v for k, v in (known or {}).items() if self.kb.facts.get(k) and self.kb.facts[k].kind == "layout"}
+        layout_known = {k: v for k, v in (known or {}).items() if k in self.layout_fact_names}
         cands = [self.candidate(x, env, trace, layout_known if x == only else None) for x in layouts]
         self._scenario_from_layouts(env, cands, origin)
         for c in cands:
@@ -389,18 +389,15 @@ class _Filler(string.Formatter):
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if value is None:
-            return "?" if self.lang == "en" else "?"
+            return "?"
         if isinstance(value, bool):
-            text = ("yes" if value else "no") if self.lang == "en" else ("ja" if value else "nein")
-        elif format_spec and isinstance(value, (int, float)):
-            text = format(value, format_spec)
-        elif isinstance(value, (int, float)):
-            text = format_number(value)
-        else:
-            text = format(value, format_spec)
-        if self.lang == "de" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            text = text.translate(str.maketrans(",.", ".,"))
-        return text
+            return ("yes" if value else "no") if self.lang == "en" else ("ja" if value else "nein")
+        if not isinstance(value, (int, float)):
+            return format(value, format_spec)
+        if not format_spec:
+            return format_number(value, self.lang)
+        text = format(value, format_spec)
+        return text.translate(GERMAN_SEPARATORS) if self.lang == "de" else text
 
     def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
         return kwargs.get(key)

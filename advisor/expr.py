@@ -137,8 +137,7 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
         if op is None:
             raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
         left, right = sub(node.left), sub(node.right)
-        arith = op
-        return lambda env: _arith(arith, left(env), right(env))
+        return lambda env: _arith(op, left(env), right(env))
     if isinstance(node, ast.Compare):
         ops = []
         for o in node.ops:

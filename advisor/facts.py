@@ -24,9 +24,11 @@ class Origin:
     cite: Citation | None = None
 
 
-def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int) -> dict[str, Any]:
-    """PCIe and NVLink bandwidth per direction of a GPU, and the size of its NVLink domain."""
+def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbps: float | None = None) -> dict[str, Any]:
+    """PCIe, NVLink and node-link bandwidth per direction (GB/s; the node link is stated in Gbit/s),
+    and the size of the GPU's NVLink domain."""
     return {
+        "node_link_gbs": float(node_link_gbps) / 8 if node_link_gbps else None,
         "pcie_gbs": kb.pcie_link(g.pcie_gen).gbs_per_direction if g.pcie_gen else None,
         "nvlink_gbs": g.nvlink_gbs_per_direction if nvlink != "none" else None,
         "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
@@ -48,15 +50,14 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         env[name] = value
         origin[name] = Origin(how, detail, cite)
 
+    nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
+    speeds = link_speeds(kb, g, nvlink, per_node, hw.get("node_link_gbps"))
     for name, spec in kb.facts.items():
         if spec.kind != "input" or not spec.scenario:
             continue
         path = spec.scenario
-        value = s.get(path)
-        if name == "node_link_gbs":
-            value = None if value is None else value / 8
-        stated = path in s.given
-        put(name, _unknown(value), "input" if stated else "default")
+        value = speeds[name] if name in speeds else s.get(path)  # the node link's Gbit/s as GB/s
+        put(name, _unknown(value), "input" if path in s.given else "default")
 
     model_cite = m.cite.get("config")
     put("model_kind", m.kind, "catalogue", m.name, model_cite)
@@ -104,8 +105,6 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("gpu_fp4", g.fp4, "catalogue", g.name, g.cite.get("fp4"))
     put("gpu_pcie_p2p", g.pcie_p2p, "catalogue", g.name, g.cite.get("pcie_p2p"))
     put("gpu_usual_nvlink", g.nvlink, "catalogue", g.name, g.cite.get("nvlink"))
-    nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
-    speeds = link_speeds(kb, g, nvlink, per_node)
     if g.pcie_gen:
         pcie = kb.pcie_link(g.pcie_gen)
         put("pcie_gbs", speeds["pcie_gbs"], "catalogue", pcie.name, pcie.cite.get("gbs_per_direction"))

@@ -253,10 +253,8 @@ class _Entry:
             raise KnowledgeError("expected a mapping", where=where)
         self.data = data
         self.where = f"{where}:{line_of(data)}" if line_of(data) else where
-        self.used: set[str] = set()
 
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, nullable: bool = False) -> Any:
-        self.used.add(key)
         if key not in self.data or (self.data[key] is None and default is not ...):
             if default is ...:
                 raise KnowledgeError(f"missing key {key!r}", where=self.where)

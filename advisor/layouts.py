@@ -88,10 +88,7 @@ def link_facts(layout: Layout, env: Mapping[str, Any], latency_us: Mapping[str, 
 
     speeds = {"nvlink": env.get("nvlink_gbs"), "pcie": env.get("pcie_gbs"), "network": env.get("node_link_gbs")}
     tp_link = link_for(tp)
-    if pp > 1:
-        pp_link = "network" if g > per_node else ("nvlink" if nvlink and g <= domain else "pcie")
-    else:
-        pp_link = "none"
+    pp_link = link_for(g) if pp > 1 else "none"
     dp_link = link_for(layout.gpus) if layout.replicas > 1 else "none"
     return {
         "tp": tp,

@@ -15,7 +15,7 @@ def test_generated_module_is_fresh():
 
 
 def test_generated_functions_match_the_interpreter(engine):
-    calc = Calculator(engine.kb, [n for n, f in engine.kb.facts.items() if f.kind == "layout"])
+    calc = Calculator(engine.kb)
     rng = random.Random(11)
     for fid, f in calc.formulas.items():
         assert f.fast is not None, fid

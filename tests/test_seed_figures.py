@@ -62,7 +62,7 @@ def test_one_card_holds_14_conversations_two_replicas_28_tp2_about_83(advise):
 
 
 def _calc(engine):
-    return Calculator(engine.kb, {n for n, f in engine.kb.facts.items() if f.kind == "layout"})
+    return Calculator(engine.kb)
 
 
 def test_bubble_at_depth_4_with_8_micro_batches_is_27_percent_gpipe_and_37_5_megatron(engine):

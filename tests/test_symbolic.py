@@ -13,7 +13,7 @@ from advisor.symbolic import symbol, to_sympy
 
 @pytest.fixture(scope="module")
 def calc(engine):
-    return Calculator(engine.kb, {n for n, f in engine.kb.facts.items() if f.kind == "layout"})
+    return Calculator(engine.kb)
 
 
 def S(name: str) -> sympy.Symbol:

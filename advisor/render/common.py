@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.calc import format_number
+from advisor.calc import GERMAN_SEPARATORS, format_number
 from advisor.knowledge import Citation, Knowledge
 from advisor.render import label
 from advisor.result import FigureTrace, Recommendation
@@ -29,7 +29,7 @@ def number(value: Any, unit: str | None, lang: str) -> str:
             text = f"{text} {unit}"
     if lang == "de" and isinstance(value, (int, float)) and not isinstance(value, bool):
         head, _, tail = text.partition(" ")
-        text = head.translate(str.maketrans(",.", ".,")) + (f" {tail}" if tail else "")
+        text = head.translate(GERMAN_SEPARATORS) + (f" {tail}" if tail else "")
     return text
 
 
