@@ -137,7 +137,8 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
         if op is None:
             raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
         left, right = sub(node.left), sub(node.right)
-        return lambda env: _arith(op, left(env), right(env))
+        arith = op  # narrowed to not-None here; the closure would not see the narrowing of `op`
+        return lambda env: _arith(arith, left(env), right(env))
     if isinstance(node, ast.Compare):
         ops = []
         for o in node.ops:
