@@ -8,7 +8,7 @@ from typing import Any
 from advisor.calc import GERMAN_SEPARATORS, format_number
 from advisor.knowledge import Citation, Knowledge
 from advisor.render import label
-from advisor.result import FigureTrace, Recommendation
+from advisor.result import FigureTrace, Finding, Recommendation
 
 COUNT_UNITS = ("1", "share", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
 FIGURE_ORDER = (
@@ -58,6 +58,26 @@ class Footnotes:
         quote = f": “{c.quote}”" if c.quote else ""
         url = f" {s.url}" if s and s.url else ""
         return f"{title}{where}{quote}{url}"
+
+
+def cell(text: Any) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def lead_finding(rec: Recommendation) -> Finding | None:
+    """The finding that explains the decision: an error that rules the rest out, else the first info."""
+    return next((f for f in rec.findings if f.severity == "error"), None) or next(
+        (f for f in rec.findings if f.severity == "info"), None)
+
+
+def figure_cite(tr: FigureTrace) -> Citation | None:
+    """The citation the reports show for a figure: a unit conversion shows its input's."""
+    if tr.shows_input:
+        named = [i for i in tr.inputs if i.formula or i.detail or i.cite]
+        if len(named) == 1:
+            return figure_cite(named[0]) or tr.cite
+    return tr.cite
 
 
 def kind_label(t: FigureTrace, lang: str) -> str:

@@ -5,12 +5,8 @@ from __future__ import annotations
 from advisor.calc import format_number
 from advisor.knowledge import Knowledge
 from advisor.render import label
-from advisor.render.common import Footnotes, figure_rows, headline, scenario_line
+from advisor.render.common import Footnotes, cell, figure_rows, headline, scenario_line
 from advisor.result import Recommendation
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def recommendation(rec: Recommendation, kb: Knowledge) -> str:
@@ -21,7 +17,7 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     rows = figure_rows(rec, notes)
     if rows:
         out += [f"## {label('figures', lang)}", "", "| | | |", "|---|---:|---|"]
-        out += [f"| {_cell(a)} | {_cell(b)} | {_cell(c)} |" for a, b, c in rows]
+        out += [f"| {cell(a)} | {cell(b)} | {cell(c)} |" for a, b, c in rows]
         out.append("")
     if rec.findings:
         out += [f"## {label('findings', lang)}", ""]
@@ -42,7 +38,7 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
         out += [f"## {label('alternatives', lang)}", "", f"| {label('layout', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |", "|---|---:|---|"]
         for a in rec.alternatives:
             conv = a.figures.get("conversations")
-            out.append(f"| {a.layout.label()} | {format_number(conv) if conv is not None else '–'} | {_cell('; '.join(a.why_not))} |")
+            out.append(f"| {a.layout.label()} | {format_number(conv) if conv is not None else '–'} | {cell('; '.join(a.why_not))} |")
         out.append("")
     if rec.unknowns:
         out += [f"## {label('unknowns', lang)}", ""]

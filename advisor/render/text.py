@@ -7,7 +7,7 @@ import textwrap
 from advisor.calc import format_number
 from advisor.knowledge import Knowledge
 from advisor.render import label
-from advisor.render.common import Footnotes, figure_rows, headline, scenario_line
+from advisor.render.common import Footnotes, figure_rows, headline, lead_finding, scenario_line
 from advisor.result import Recommendation
 
 WIDTH = 100
@@ -22,9 +22,7 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     lang = rec.lang
     notes = Footnotes(kb, [])
     out = [scenario_line(rec), "", f"{label('recommendation', lang)}: {headline(rec)}"]
-    lead = next((f for f in rec.findings if f.severity == "error"), None) or next(
-        (f for f in rec.findings if f.severity == "info"), None
-    )
+    lead = lead_finding(rec)
     if lead is not None:
         out.append(_wrap(lead.explanation, "  "))
     rows = figure_rows(rec, notes)

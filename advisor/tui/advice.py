@@ -39,8 +39,8 @@ class AdvicePanel(RichLog):
             self._replace(Text(t("no_rec", lang), style="italic"))
             return
         from advisor.render import label
-        from advisor.render.common import Footnotes, headline, number
-        from advisor.tui.replies import figure_cite, lead_finding, serious
+        from advisor.render.common import Footnotes, figure_cite, headline, lead_finding, number
+        from advisor.tui.replies import serious
 
         numbered = Footnotes(kb, list(notes))
         parts: list[object] = [Text(headline(rec), style="bold")]

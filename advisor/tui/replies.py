@@ -9,11 +9,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from advisor.consult import PATHS, Question
+from advisor.consult import FACT_OF_PATH, Question
 from advisor.knowledge import Citation, Knowledge
 from advisor.layouts import Layout
 from advisor.render import label
-from advisor.render.common import Footnotes, figure_rows, headline, kind_label, number
+from advisor.render.common import Footnotes, cell, figure_cite, figure_rows, headline, kind_label, lead_finding, number
 from advisor.result import FigureTrace, Finding, Recommendation
 from advisor.tui.strings import fact_label, format_value, t
 
@@ -22,11 +22,6 @@ KEY_FIGURES = ("conversations", "weights_gib_per_gpu", "cache_gib_per_gpu", "dec
 FIGURE_UNITS = {"weights_gib_per_gpu": "GiB", "cache_gib_per_gpu": "GiB", "decode_tokens_per_s_upper_bound": "tokens/s",
                 "prefill_allreduce_ms": "ms", "bubble_fraction": "1", "conversations": "conversations"}
 OWN_FIGURES = ("weights_gib_per_gpu", "cache_gib_per_gpu")  # labelled in strings.yaml, not in the reports' labels
-
-
-def cell(text: Any) -> str:
-    """Text safe inside a Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def choice_text(choice: Any) -> str:
@@ -48,11 +43,6 @@ def footnotes(rec: Recommendation, kb: Knowledge) -> Footnotes:
             if inner.formula or (inner.cite and inner.cite.quote):
                 notes.ref(inner.cite)
     return notes
-
-
-def ref(notes: Footnotes, c: Citation | None) -> str:
-    """A footnote mark, [n], numbered as the side panel's sources."""
-    return notes.ref(c)
 
 
 def cited(text: str, notes: list[Citation], kb: Knowledge) -> str:
@@ -90,19 +80,13 @@ def serious(rec: Recommendation) -> list[Finding]:
     return [f for f in rec.findings if f.severity in ("error", "warning")]
 
 
-def lead_finding(rec: Recommendation) -> Finding | None:
-    """The finding that explains the decision, as the text report picks it."""
-    return next((f for f in rec.findings if f.severity == "error"), None) or next(
-        (f for f in rec.findings if f.severity == "info"), None)
-
-
 def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
     """The decision, its main reason, the key figures with footnotes, and any warnings."""
     lang = rec.lang
     out = [f"**{label('recommendation', lang)}: {headline(rec)}**", ""]
     lead = lead_finding(rec)
     if lead is not None:
-        out += [f"{lead.explanation} {''.join(ref(notes, c) for c in lead.sources)}".rstrip(), ""]
+        out += [f"{lead.explanation} {''.join(notes.ref(c) for c in lead.sources)}".rstrip(), ""]
     if rec.traces:
         out += [f"| {label('figures', lang)} | |", "|---|---:|"]
         for key in ("weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations",
@@ -110,24 +94,15 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
             tr = rec.traces.get(key)
             if tr is None or tr.value is None:
                 continue
-            out.append(f"| {cell(figure_label(key, lang))} {ref(notes, figure_cite(tr))} | {number(tr.value, tr.unit, lang)} |")
+            out.append(f"| {cell(figure_label(key, lang))} {notes.ref(figure_cite(tr))} | {number(tr.value, tr.unit, lang)} |")
         out.append("")
     warn = serious(rec)
     if warn:
         out.append(f"**{t('warnings', lang)}:**")
-        out += [f"- **{f.title}** (`{f.rule}`): {f.explanation} {''.join(ref(notes, c) for c in f.sources)}".rstrip()
+        out += [f"- **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip()
                 for f in warn]
         out.append("")
     return "\n".join(out).rstrip()
-
-
-def figure_cite(tr: FigureTrace) -> Citation | None:
-    """The citation the reports show for a figure: a unit conversion shows its input's."""
-    if tr.shows_input:
-        named = [i for i in tr.inputs if i.formula or i.detail or i.cite]
-        if len(named) == 1:
-            return figure_cite(named[0]) or tr.cite
-    return tr.cite
 
 
 def question_text(q: Question, lang: str) -> str:
@@ -142,11 +117,15 @@ def assumed_text(assumed: dict[str, Any], lang: str) -> str:
     return f"**{t('assumed', lang)}:** " + ("; ".join(items) if items else t("nothing_assumed", lang))
 
 
+def fields_text(fields: dict[str, Any], lang: str, bold: bool = True) -> str:
+    """Scenario fields as `fact = value`, comma-separated."""
+    mark = "**" if bold else ""
+    return ", ".join(f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{format_value(v, lang)}{mark}" for p, v in fields.items())
+
+
 def noted_text(fields: dict[str, Any], lang: str) -> str:
     """What was understood from an answer."""
-    fact_of = {v: k for k, v in PATHS.items()}
-    items = [f"{fact_label(fact_of.get(p, p), lang)} = **{format_value(v, lang)}**" for p, v in fields.items()]
-    return f"{t('noted', lang)}: " + ", ".join(items)
+    return f"{t('noted', lang)}: " + fields_text(fields, lang)
 
 
 def why_text(fact: str, lines: list[tuple[str, str]], rule_ids: Iterable[str], rules: Any, lang: str) -> str:
@@ -176,7 +155,7 @@ def why_recommendation(rec: Recommendation, notes: Footnotes) -> str:
     title = rec.layout.label() if rec.layout else label("no_layout", lang)
     out = [f"**{t('why_rec_head', lang, layout=title)}**", ""]
     for f in rec.findings:
-        out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} {''.join(ref(notes, c) for c in f.sources)}".rstrip())
+        out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip())
     if rec.alternatives:
         out += ["", f"| {label('alternatives', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |", "|---|---:|---|"]
         for a in rec.alternatives:
@@ -198,7 +177,7 @@ def how_text(traces: list[FigureTrace], notes: Footnotes, lang: str) -> str:
 
 def _trace(tr: FigureTrace, notes: Footnotes, lang: str) -> str:
     value = number(tr.value, tr.unit, lang)
-    head = f"- **{tr.title or tr.fact}** = **{value}** ({kind_label(tr, lang)}) {ref(notes, tr.cite)}".rstrip()
+    head = f"- **{tr.title or tr.fact}** = **{value}** ({kind_label(tr, lang)}) {notes.ref(tr.cite)}".rstrip()
     lines = [head]
     if tr.formula:
         lines.append(f"  `{tr.formula}`" + (f" → `{tr.with_numbers}`" if tr.with_numbers else ""))
@@ -227,7 +206,7 @@ def why_not_text(layout: Layout, current: Recommendation, trial: Recommendation,
         out += [f"{t('why_not_rules', lang)}:", ""]
         for f in against:
             out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
-                       f"{''.join(ref(notes, c) for c in f.sources)}".rstrip())
+                       f"{''.join(notes.ref(c) for c in f.sources)}".rstrip())
         out.append("")
     elif alt is None or not alt.why_not:
         out += [t("why_not_nothing", lang), ""]
@@ -257,8 +236,7 @@ def side_by_side(a: Recommendation | None, b: Recommendation | None, head_a: str
 
 def what_if_text(change: dict[str, Any], before: Recommendation | None, after: Recommendation | None, lang: str) -> str:
     """The recommendation now and with the change, side by side."""
-    fact_of = {v: k for k, v in PATHS.items()}
-    what = ", ".join(f"{fact_label(fact_of.get(p, p), lang)} = {format_value(v, lang)}" for p, v in change.items())
+    what = fields_text(change, lang, bold=False)
     out = [f"**{t('what_if_head', lang, change=what)}**", ""]
     out += side_by_side(before, after, t("now", lang), t("what_if", lang), lang)
     out += ["", f"*{t('kept', lang)}*"]
@@ -290,9 +268,7 @@ def topo_text(data: dict[str, Any], notes: list[str], set_facts: dict[str, Any],
         out.append(f"- {t('topo_paths', lang)}: " + ", ".join(f"{k} × {n}" for k, n in sorted(counts.items())))
     out += [f"- {n}" for n in notes]
     if set_facts:
-        fact_of = {v: k for k, v in PATHS.items()}
-        out += ["", f"{t('topo_set', lang)}: " + ", ".join(
-            f"{fact_label(fact_of.get(p, p), lang)} = **{format_value(v, lang)}**" for p, v in set_facts.items())]
+        out += ["", f"{t('topo_set', lang)}: " + fields_text(set_facts, lang)]
     return "\n".join(out)
 
 
