@@ -8,7 +8,6 @@ would change the recommendation. Everything else is assumed, and the assumption 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -241,13 +240,13 @@ class Consultation:
             return None
         return self.evaluate(only=layout)
 
-    def what_if(self, text: str) -> tuple[Recommendation | None, Recommendation | None, dict[str, Any]]:
-        """The recommendation now and with one more change, side by side, without keeping the change."""
+    def what_if(self, text: str) -> tuple[Recommendation | None, Recommendation | None, dict[str, Any], str | None]:
+        """The recommendation now and with one more change, without keeping the change: (now, with the
+        change, the change understood, why the change cannot be evaluated)."""
         got = understand(text, self.engine.kb, self.asked.fact if self.asked else None)
-        trial = copy.deepcopy(self.fields)
-        trial.update(got.fields)
+        if not got.fields:
+            return self.rec, None, got.fields, None
         try:
-            after = self.evaluate(trial) if got.fields else None
-        except AdvisorError:
-            after = None
-        return self.rec, after, got.fields
+            return self.rec, self.evaluate({**self.fields, **got.fields}), got.fields, None
+        except AdvisorError as exc:
+            return self.rec, None, got.fields, exc.one_line()

@@ -325,15 +325,10 @@ class ChatSession:
         c, lang = self.c, self.lang
         if c.rec is None:
             return self._reply(said, t("no_rec", lang), "what_if")
-        before, after, changed = c.what_if(arg)
+        before, after, changed, error = c.what_if(arg)
         if not changed:
             return self._reply(said, t("what_if_unreadable", lang, text=arg), "what_if")
         if after is None:
-            try:
-                c.evaluate({**c.fields, **changed})
-                error = "?"
-            except AdvisorError as exc:
-                error = exc.one_line()
             return self._reply(said, t("what_if_failed", lang, error=error), "what_if", understood=dict(changed))
         return self._reply(said, replies.what_if_text(changed, before, after, lang), "what_if", understood=dict(changed))
 
@@ -352,7 +347,7 @@ class ChatSession:
         taken: dict[str, Any] = {}
         problems = []
         for path, value in wanted.items():
-            error = self._try_set(path, value)
+            error = self.c.set(path, value)
             if error:
                 problems.append(f"⚠ {fact_label(FACT_OF_PATH[path], lang)} = {value}: {error}")
             else:
@@ -360,10 +355,6 @@ class ChatSession:
                 self.origins[path] = "topo"
         parts = [replies.topo_text(parsed.data, parsed.notes, taken, lang), *problems, *self._after(before)]
         return self._reply(said, "\n\n".join(parts), "topo", understood=taken)
-
-    def _try_set(self, path: str, value: Any) -> str | None:
-        """Set one fact if the engine accepts it; the error message otherwise (the fact stays as it was)."""
-        return self.c.set(path, value)
 
     def _audit(self, said: str, arg: str) -> Reply:
         lang = self.lang
@@ -441,7 +432,7 @@ class ChatSession:
             return self._reply(said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command")
         old = c.fields.get(path, c.assumed().get(fact))
         before = outcome(c.rec)
-        error = self._try_set(path, value)
+        error = self.c.set(path, value)
         if error:
             text = t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=error)
             return self._reply(said, text, "command")

@@ -32,11 +32,6 @@ def fact_label(fact: str, lang: str) -> str:
     return (entry.get(lang) or entry["en"]) if entry else fact
 
 
-def fact_names() -> tuple[str, ...]:
-    """The facts that have a short name, in the order of strings.yaml."""
-    return tuple(_table()["facts"])
-
-
 def format_value(value: Any, lang: str) -> str:
     """A fact's value as the panel and the replies show it: yes/no, numbers with separators."""
     if isinstance(value, bool):

@@ -50,6 +50,8 @@ def test_why_not_variants(rtx60):
 def test_what_if_variants(rtx60):
     assert "| Layout | TP 2 | 2 × 1 GPU |" in rtx60.respond("what if 20 users").text
     assert "I could not read a change in “the moon”" in rtx60.respond("what if the moon").text
+    failed = rtx60.respond("what if 0 users").text  # the engine's reason, not a "?"
+    assert failed == "With that change the advisor cannot answer: chat: workload.concurrent_conversations: the number must be at least 1, not 0"
     assert rtx60.c.fields["workload.concurrent_conversations"] == 60
 
 
