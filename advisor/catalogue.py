@@ -9,6 +9,7 @@ from advisor.calc import format_number
 from advisor.engine import Engine
 from advisor.knowledge import Knowledge
 from advisor.render import label
+from advisor.render.common import citation_text
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -46,11 +47,7 @@ def explain_rule(engine: Engine, rule_id: str, lang: str) -> str:
     if r.verify:
         out += [f"## {label('verify', lang)}", *[f"    {v}" for v in r.verify], ""]
     out += [f"## {label('sources', lang)}"]
-    for c in r.cite:
-        s = kb.sources.get(c.source)
-        title = f"{s.title} ({s.publisher}, {s.date})" if s else c.source
-        quote = f": “{c.quote}”" if c.quote else ""
-        out.append(wrap(f"- {title} — {c.locator}{quote}"))
+    out += [wrap(f"- {citation_text(kb, c, url=False)}") for c in r.cite]
     for cid in r.conflicts:
         conflict = kb.conflicts.get(cid)
         if conflict:

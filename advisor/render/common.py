@@ -51,13 +51,18 @@ class Footnotes:
         return f"[{len(self.items)}]"
 
     def line(self, c: Citation) -> str:
-        """One footnote: source title, publisher, date, locator and the quoted words."""
-        s = self.kb.sources.get(c.source)
-        title = f"{s.title} ({', '.join(x for x in (s.publisher, s.date) if x and x != 'None')})" if s else c.source
-        where = f" — {c.locator}" if c.locator else ""
-        quote = f": “{c.quote}”" if c.quote else ""
-        url = f" {s.url}" if s and s.url else ""
-        return f"{title}{where}{quote}{url}"
+        """One footnote: source title, publisher, date, locator, the quoted words and the address."""
+        return citation_text(self.kb, c)
+
+
+def citation_text(kb: Knowledge, c: Citation, url: bool = True) -> str:
+    """A citation for people: source title (publisher, date) — locator: “quote”, and the address."""
+    s = kb.sources.get(c.source)
+    title = f"{s.title} ({', '.join(x for x in (s.publisher, s.date) if x and x != 'None')})" if s else c.source
+    where = f" — {c.locator}" if c.locator else ""
+    quote = f": “{c.quote}”" if c.quote else ""
+    address = f" {s.url}" if url and s and s.url else ""
+    return f"{title}{where}{quote}{address}"
 
 
 def cell(text: Any) -> str:
