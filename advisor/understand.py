@@ -135,7 +135,7 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
 
     _names(raw, lowered, kb, out)
     if expecting and not f and not out.unsure:
-        _expected(lowered, expecting, out)
+        _expected(lowered, kb.facts[expecting].scenario if expecting in kb.facts else expecting, out)
     return out
 
 
@@ -174,24 +174,22 @@ def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
     return kb.gpus[item_id].name if kind == "gpu" else kb.models[item_id].name
 
 
-def _expected(lowered: str, expecting: str, out: Understood) -> None:
-    """A bare answer ("60", "yes", "8k") to the question just asked."""
+def _expected(lowered: str, path: str, out: Understood) -> None:
+    """A bare answer ("60", "yes", "8k") to the question just asked, about the scenario field `path`."""
     m = re.fullmatch(r"\s*(?:about|circa|ca\.?|etwa|rund|~)?\s*(\d+(?:\.\d+)?\s*[km]?)\s*", lowered)
     yes = re.fullmatch(r"\s*(yes|ja|y|j|jawohl|sure|klar)\s*", lowered)
     no = re.fullmatch(r"\s*(no|nein|n|nope)\s*", lowered)
-    if expecting in ("users", "gpus_per_node", "nodes", "micro_batches", "prompt_tokens", "context_tokens") and m:
-        path = {"users": "workload.concurrent_conversations", "gpus_per_node": "hardware.gpus_per_node",
-                "nodes": "hardware.nodes", "micro_batches": "workload.micro_batches",
-                "prompt_tokens": "workload.prompt_tokens", "context_tokens": "workload.context_tokens"}[expecting]
+    counts = ("workload.concurrent_conversations", "hardware.gpus_per_node", "hardware.nodes", "workload.micro_batches",
+              "workload.prompt_tokens", "workload.context_tokens")
+    if path in counts and m:
         out.fields[path] = _count(m.group(1))
-    elif expecting == "memory_utilization" and m:
-        out.fields["workload.memory_utilization"] = float(m.group(1))
-    elif expecting == "virtualized" and (yes or no):
-        out.fields["hardware.virtualized"] = bool(yes)
-    elif expecting == "p2p" and (yes or no):
-        out.fields["hardware.p2p"] = "ok" if yes else "broken"
-    elif expecting == "acs" and (yes or no):
-        out.fields["hardware.acs"] = "enabled" if yes else "disabled"
-    elif expecting in ("iommu", "nvlink", "goal", "precision", "kv_cache_dtype", "engine") and lowered.strip():
-        path = {"iommu": "hardware.iommu", "nvlink": "hardware.nvlink", "goal": "workload.goal"}.get(expecting, expecting)
+    elif path == "workload.memory_utilization" and m:
+        out.fields[path] = float(m.group(1))
+    elif path == "hardware.virtualized" and (yes or no):
+        out.fields[path] = bool(yes)
+    elif path == "hardware.p2p" and (yes or no):
+        out.fields[path] = "ok" if yes else "broken"
+    elif path == "hardware.acs" and (yes or no):
+        out.fields[path] = "enabled" if yes else "disabled"
+    elif path in ("hardware.iommu", "hardware.nvlink", "workload.goal", "precision", "kv_cache_dtype", "engine") and lowered.strip():
         out.fields[path] = lowered.strip()
