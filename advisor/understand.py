@@ -135,7 +135,8 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
 
     _names(raw, lowered, kb, out)
     if expecting and not f and not out.unsure:
-        _expected(lowered, kb.facts[expecting].scenario if expecting in kb.facts else expecting, out)
+        spec = kb.facts.get(expecting)
+        _expected(lowered, spec.scenario if spec and spec.scenario else expecting, out)
     return out
 
 
