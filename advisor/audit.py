@@ -95,6 +95,7 @@ class AuditResult:
     topology: dict[str, Any] = field(default_factory=dict)
     groups: list[list[int]] = field(default_factory=list)
     lang: str = "en"
+    problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
 
     def summary(self) -> dict[str, int]:
         """Unsuppressed findings per severity."""
@@ -422,6 +423,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     groups = _group_facts(f, dep, layout, hw)
     rec: Recommendation | None = None
     unknowns: list[Unknown] = []
+    problems: list[str] = []
     env: dict[str, Any] = dict(f.values)
     origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
     if raw.get("model") and hw.get("gpu"):
@@ -431,7 +433,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
-            inputs.append(InputFile("(deployment)", [], [f"cannot evaluate the deployment: {exc.one_line()}"]))
+            problems.append(f"cannot evaluate the deployment: {exc.one_line()}")
     else:
         missing = "model" if not raw.get("model") else "gpu"
         spec = engine.kb.facts[missing]
@@ -450,7 +452,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
     findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
     facts = _public_facts(f, raw, dep, groups)
-    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang)
+    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang, problems)
 
 
 def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:

@@ -330,3 +330,19 @@ def test_a_slow_tp_group_is_found_when_the_model_is_not_in_the_catalogue(engine,
     assert result.recommendation is None
     slow = findings(result)["audit-tp-group-on-slow-path"]
     assert "0,2 | 1,3" in slow.explanation
+
+
+def test_a_deployment_that_cannot_be_evaluated_is_a_problem_not_an_input(engine, tmp_path, cli):
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+                                     "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 0, tp=2)})
+    result = audit(engine, [folder])
+    assert result.problems and result.problems[0].startswith("cannot evaluate the deployment:")
+    assert [Path(i.path).name for i in result.inputs] == ["deployment.yaml", "topo.txt"]
+    code, out, _ = cli("audit", str(folder))
+    assert out.splitlines()[2].startswith("⚠ cannot evaluate the deployment:")
+    code, out, _ = cli("audit", str(folder), "--format", "json")
+    assert json.loads(out)["problems"] == result.problems
+    code, out, _ = cli("audit", str(folder), "--format", "sarif")
+    run = json.loads(out)["runs"][0]
+    assert all(a["location"]["uri"].endswith(".yaml") or a["location"]["uri"].endswith(".txt") for a in run["artifacts"])
+    assert run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == result.problems[0]

@@ -34,6 +34,7 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
         "advisor_version": __version__,
         "lang": result.lang,
         "input": [{"file": i.path, "kinds": i.kinds, "notes": i.notes} for i in result.inputs],
+        "problems": result.problems,
         "facts": result.facts,
         "findings": [_finding_dict(f) for f in result.findings],
         "unknowns": [{"fact": u.fact, "question": u.question, "why": u.why, "settle": u.settle, "rules": list(u.rules)}
@@ -90,6 +91,8 @@ def to_sarif(result: AuditResult, engine: Engine) -> str:
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{"tool": {"driver": driver}, "results": results,
+                  "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                      {"level": "warning", "message": {"text": p}} for p in result.problems]}],
                   "artifacts": [{"location": {"uri": Path(i.path).as_posix()}} for i in result.inputs]}],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
@@ -109,6 +112,8 @@ def to_text(result: AuditResult, engine: Engine) -> str:
     facts = result.facts
     out = [f"Audit: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · model {facts.get('model') or '?'} · "
            f"{', '.join(f'{n} {k}' for k, n in s.items())}", ""]
+    if result.problems:
+        out += [*(f"⚠ {p}" for p in result.problems), ""]
     if result.recommendation and result.recommendation.layout:
         line = f"{label('layout', lang)}: {result.recommendation.layout.label()}"
         if result.groups:
@@ -188,6 +193,7 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
     out = [f"# Audit: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}",
            "", f"Model: **{facts.get('model') or '?'}** · engine: {facts.get('engine') or '?'} · "
            + ", ".join(f"**{n}** {k}" for k, n in s.items()), ""]
+    out += [*(f"> ⚠ {p}" for p in result.problems), *([""] if result.problems else [])]
     if result.recommendation and result.recommendation.layout:
         out += [f"Deployed layout: **{result.recommendation.layout.label()}**", ""]
     picture = drawing(result)

@@ -275,6 +275,7 @@ def topo_text(data: dict[str, Any], notes: list[str], set_facts: dict[str, Any],
 def audit_text(result: Any, path: str, lang: str) -> str:
     """An audit's inputs and findings, in the audit's order (live findings first, most severe first)."""
     out = [f"**{t('audit_head', lang, path=path)}**", ""]
+    out += [*(f"⚠ {p}" for p in result.problems), *([""] if result.problems else [])]
     read = [f"`{i.path}` ({', '.join(i.kinds) or '?'})" + (f": {'; '.join(i.notes)}" if i.notes else "") for i in result.inputs]
     if read:
         out.append(f"{t('audit_inputs', lang)}: " + ", ".join(read[:12]) + (" …" if len(read) > 12 else ""))
