@@ -71,8 +71,8 @@ def format_number(value: Any, lang: str = "en") -> str:
         return str(value)
     if lang == "de":
         return format_number(value).translate(GERMAN_SEPARATORS)
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        value = int(value)
+    if isinstance(value, float) and abs(value) < 1e15 and abs(value - round(value)) <= 1e-9 * abs(value):
+        value = int(round(value))  # a whole number up to float noise: 32.8 × 10^9 is 32,800,000,000
     if isinstance(value, int):
         return f"{value:,}"
     if abs(value) >= 100:

@@ -180,3 +180,10 @@ def test_version(cli):
     with pytest.raises(SystemExit) as exit_:
         cli("--version")
     assert exit_.value.code == 0
+
+
+def test_a_figure_formula_shows_whole_numbers_without_float_noise(cli):
+    # Qwen3-32B's 32.8 billion parameters times 10^9 is 32,800,000,000.000004 in floating point
+    code, out, _ = cli("recommend", "--model", "qwen3-32b", "--gpu", "h100 sxm", "--gpus", "8", "--users", "10")
+    assert code == 0
+    assert "estimate: 32,800,000,000 × 2" in out and "32,800,000,000.0" not in out
