@@ -13,7 +13,7 @@ import re
 from itertools import combinations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from advisor import collect
@@ -301,7 +301,7 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
         if item.get("enable_ep") or item.get("ep"):
             dep.setdefault("ep", item.get("ep") or (dep.get("tp", 1) * dep.get("dp", 1)))
         if item.get("model") and "model" not in raw:
-            raw["model"] = item["model"]
+            raw["model"] = _catalogue_name(engine, item)
             if where:
                 f.where["model"] = where
         if item.get("quantization") in ("fp8",) and "precision" not in raw:
@@ -327,6 +327,20 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
     if topo_m:
         topology["evidence"] = topo_m.evidence
     return f, raw, {**dep, "topology": topology}
+
+
+def _catalogue_name(engine: Engine, launch: Mapping[str, Any]) -> str:
+    """The model a launch serves, as the catalogue knows it: the argument itself, the last part of a
+    local path (/models/Llama-3.3-70B-Instruct), or the served model name; else the argument."""
+    given = str(launch["model"])
+    for name in (given, PurePosixPath(given).name, launch.get("served_model_name")):
+        if name:
+            try:
+                engine.kb.find_model(str(name))
+                return str(name)
+            except AdvisorError:
+                continue
+    return given
 
 
 def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, Any]) -> list[list[int]]:

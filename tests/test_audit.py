@@ -346,3 +346,15 @@ def test_a_deployment_that_cannot_be_evaluated_is_a_problem_not_an_input(engine,
     run = json.loads(out)["runs"][0]
     assert all(a["location"]["uri"].endswith(".yaml") or a["location"]["uri"].endswith(".txt") for a in run["artifacts"])
     assert run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == result.problems[0]
+
+
+def test_a_launch_from_a_local_path_is_matched_by_its_folder_or_served_name(engine, tmp_path):
+    # `vllm serve /model ... --served-model-name DeepSeek-R1` over two 8-GPU nodes, as in the thread (its H20 is not
+    # in the catalogue: the plan names an H100 node pair instead)
+    result = audit(engine, [bundle(tmp_path / "a", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                                                    "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8, nodes: 2}\n"})])
+    assert result.recommendation is not None and result.recommendation.layout.label() == "TP 8 × PP 2"
+    assert result.facts["model"] == "DeepSeek-R1"
+    local = audit(engine, [bundle(tmp_path / "b", {"run.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2\n",
+                                                   "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 2}\n"})])
+    assert local.recommendation is not None and "Llama 3.3 70B" in local.recommendation.input["model"]

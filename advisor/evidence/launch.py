@@ -24,6 +24,7 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "dp": ("--data-parallel-size", "-dp", "--dp", "--dp-size"),
     "ep": ("--ep-size", "--expert-parallel-size", "--ep"),
     "model": ("--model", "--model-path"),
+    "served_model_name": ("--served-model-name",),
     "quantization": ("--quantization", "-q"),
     "kv_cache_dtype": ("--kv-cache-dtype",),
     "max_model_len": ("--max-model-len", "--context-length"),
