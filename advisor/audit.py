@@ -12,7 +12,7 @@ import datetime as dt
 import re
 from itertools import combinations
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -207,7 +207,7 @@ def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:
 def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
     """Audit facts, the scenario mapping they imply, and the deployment (layout and GPU indices)."""
     f = Facts()
-    deployment_doc = next((p for p in _all(parsed, "deployment")), None)
+    deployment_doc = next(iter(_all(parsed, "deployment")), None)
     doc = deployment_doc.data if deployment_doc else {}
     dep = dict(doc.get("deployment") or {})
     raw: dict[str, Any] = {k: v for k, v in doc.items() if k in ("model", "precision", "kv_cache_dtype", "hardware", "workload", "engine")}
@@ -239,7 +239,7 @@ def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any],
     if topo_m:
         nv = topo_m.data["nvlinks"]
         if "nvlink" not in hw:
-            hw["nvlink"] = topo.nvlink_kind(gpus_seen, {k: v for k, v in nv.items()})
+            hw["nvlink"] = topo.nvlink_kind(gpus_seen, nv)
             f.put("nvlink", hw["nvlink"], topo_m.evidence.get("row:0") or topo_m.evidence.get("header"))
         if nv:
             counts = sorted(set(nv.values()))
@@ -470,12 +470,9 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
 
 
 def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:
-    from dataclasses import replace
-
     rule = engine.rules.rules[finding.rule]
-    names = sorted(rule.when.names) + [n for n in ("gpu", "gpus_per_node", "nvlink", "model") if n in rule.when.names]
     seen: list[Evidence] = []
-    for name in names:
+    for name in sorted(rule.when.names):
         e = f.where.get(name)
         if e is not None and e not in seen and e.file:
             seen.append(e)
@@ -483,8 +480,6 @@ def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:
 
 
 def _suppress(findings: list[Finding], engine: Engine, parsed: list[Parsed], today: dt.date, inputs: list[InputFile]) -> list[Finding]:
-    from dataclasses import replace
-
     accepted: dict[str, dict[str, Any]] = {}
     for p in _all(parsed, "deployment"):
         for item in p.data.get("accept") or []:

@@ -164,7 +164,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from advisor.audit import audit
     from advisor.engine import Engine
     from advisor.render import audit as render
-    from advisor.rules import SEVERITIES
 
     engine = Engine.load()
     paths = [Path(p) for p in args.paths]
@@ -175,8 +174,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     sys.stdout.write(write(result, engine))
     if args.record:
         _record("audit", engine, args, result)
-    worst = result.worst()
-    if args.fail_on != "never" and worst is not None and SEVERITIES.index(worst) >= SEVERITIES.index(args.fail_on):
+    return _exit_for([result.worst()], args.fail_on)
+
+
+def _exit_for(worst: list[str | None], fail_on: str) -> int:
+    """FINDINGS when an audit's worst unsuppressed finding is at or above `fail_on`, else OK."""
+    from advisor.rules import SEVERITIES
+
+    found = [SEVERITIES.index(w) for w in worst if w]
+    if fail_on != "never" and found and max(found) >= SEVERITIES.index(fail_on):
         return ExitCode.FINDINGS
     return ExitCode.OK
 
@@ -185,7 +191,6 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
     """Many bundles: one audit each, with --jobs workers and a progress bar on a terminal."""
     from advisor.audit import audit_fleet
     from advisor.render import audit as render
-    from advisor.rules import SEVERITIES
 
     bundles = [p for p in paths if p.is_dir()]
     if args.fleet and len(paths) == 1 and paths[0].is_dir():
@@ -209,10 +214,7 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
     sys.stdout.write(write(items, engine))
     if all(i.result is None for i in items):
         return ExitCode.UNUSABLE
-    worst = [SEVERITIES.index(w) for i in items if i.result and (w := i.result.worst())]
-    if args.fail_on != "never" and worst and max(worst) >= SEVERITIES.index(args.fail_on):
-        return ExitCode.FINDINGS
-    return ExitCode.OK
+    return _exit_for([i.result.worst() for i in items if i.result], args.fail_on)
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
