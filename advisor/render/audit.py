@@ -101,8 +101,8 @@ def to_sarif(result: AuditResult, engine: Engine) -> str:
 def _state(f: Finding, lang: str) -> str:
     if not f.suppressed:
         return f.severity
-    until = f" until {f.suppressed['expires']}" if f.suppressed.get("expires") else ""
-    return f"{f.severity}, accepted{until}: {f.suppressed['reason']}"
+    until = f" {label('until', lang)} {f.suppressed['expires']}" if f.suppressed.get("expires") else ""
+    return f"{f.severity}, {label('accepted', lang)}{until}: {f.suppressed['reason']}"
 
 
 def to_text(result: AuditResult, engine: Engine) -> str:
@@ -110,14 +110,15 @@ def to_text(result: AuditResult, engine: Engine) -> str:
     lang = result.lang
     s = result.summary()
     facts = result.facts
-    out = [f"Audit: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · model {facts.get('model') or '?'} · "
+    out = [f"{label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · "
+           f"{label('model', lang)} {facts.get('model') or '?'} · "
            f"{', '.join(f'{n} {k}' for k, n in s.items())}", ""]
     if result.problems:
         out += [*(f"⚠ {p}" for p in result.problems), ""]
     if result.recommendation and result.recommendation.layout:
         line = f"{label('layout', lang)}: {result.recommendation.layout.label()}"
         if result.groups:
-            line += "  (TP groups: " + "; ".join(",".join(map(str, g)) for g in result.groups) + ")"
+            line += f"  ({label('tp_groups', lang)}: " + "; ".join(",".join(map(str, g)) for g in result.groups) + ")"
         out.append(line)
         out.append("")
     if result.findings:
@@ -130,20 +131,20 @@ def to_text(result: AuditResult, engine: Engine) -> str:
         for cmd in f.verify:
             out.append(f"      {label('verify', lang)}: {cmd}")
         for e in f.evidence:
-            out.append(f"      evidence: {Path(e.file).name}:{e.line}: {e.text}")
+            out.append(f"      {label('evidence', lang)}: {Path(e.file).name}:{e.line}: {e.text}")
         if f.sources:
-            out.append("      " + label("sources", lang).lower() + ": " + "; ".join(
+            out.append(f"      {label('sources', lang)}: " + "; ".join(
                 f"{c.source} ({c.locator})" for c in f.sources))
     if result.unknowns:
         out += ["", label("unknowns", lang)]
         for u in result.unknowns:
             settle = f" → {u.settle}" if u.settle else ""
             out.append(f"  {u.fact}: {u.question}{settle}")
-    out += ["", "Inputs"]
+    out += ["", label("inputs", lang)]
     for i in result.inputs:
         kinds = ", ".join(i.kinds) or "—"
         out.append(f"  {Path(i.path).name}: {kinds}")
-        out += [f"      note: {n}" for n in i.notes]
+        out += [f"      {label('note', lang)}: {n}" for n in i.notes]
     return "\n".join(out) + "\n"
 
 
@@ -181,7 +182,7 @@ def drawing(result: AuditResult) -> str:
     for i, grp in enumerate(result.groups):
         paths = topology.get("paths") or {}
         hops = [pair_path(paths, a, b) or "?" for a, b in zip(grp, grp[1:])]
-        lines.append(f"TP group {chr(ord('A') + i)}: " + " — ".join(f"GPU{x}" for x in grp) + (f"  ({', '.join(hops)})" if hops else ""))
+        lines.append(f"{label('tp_group', result.lang)} {chr(ord('A') + i)}: " + " — ".join(f"GPU{x}" for x in grp) + (f"  ({', '.join(hops)})" if hops else ""))
     return "\n".join(lines)
 
 
@@ -190,15 +191,15 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
     lang = result.lang
     s = result.summary()
     facts = result.facts
-    out = [f"# Audit: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}",
-           "", f"Model: **{facts.get('model') or '?'}** · engine: {facts.get('engine') or '?'} · "
+    out = [f"# {label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}",
+           "", f"{label('model_head', lang)}: **{facts.get('model') or '?'}** · {label('engine', lang)}: {facts.get('engine') or '?'} · "
            + ", ".join(f"**{n}** {k}" for k, n in s.items()), ""]
     out += [*(f"> ⚠ {p}" for p in result.problems), *([""] if result.problems else [])]
     if result.recommendation and result.recommendation.layout:
-        out += [f"Deployed layout: **{result.recommendation.layout.label()}**", ""]
+        out += [f"{label('deployed_layout', lang)}: **{result.recommendation.layout.label()}**", ""]
     picture = drawing(result)
     if picture:
-        out += ["## Machine", "", "```text", picture, "```", ""]
+        out += [f"## {label('machine', lang)}", "", "```text", picture, "```", ""]
         gpus = result.topology.get("gpus") or []
         paths = result.topology.get("paths") or {}
         if gpus and len(gpus) <= 16:
@@ -208,7 +209,7 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
             out.append("")
     out += [f"## {label('findings', lang)}", ""]
     if not result.findings:
-        out.append("None.")
+        out.append(label("no_findings", lang))
     for f in result.findings:
         out.append(f"### {_state(f, lang)}: {f.title} (`{f.rule}`)")
         out.append("")
@@ -218,21 +219,21 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
         for cmd in f.verify:
             out.append(f"\n*{label('verify', lang)}:* `{cmd}`")
         if f.evidence:
-            out.append("\nEvidence:\n")
+            out.append(f"\n{label('evidence_head', lang)}:\n")
             out += [f"- `{Path(e.file).name}:{e.line}`: `{e.text}`" for e in f.evidence]
         if f.sources:
-            out.append("\nSources: " + "; ".join(
+            out.append(f"\n{label('sources', lang)}: " + "; ".join(
                 f"{engine.kb.sources[c.source].title if c.source in engine.kb.sources else c.source} ({c.locator})"
                 + (f" — “{c.quote}”" if c.quote else "") for c in f.sources))
         out.append("")
     if result.unknowns:
         out += [f"## {label('unknowns', lang)}", ""]
-        out += [f"- **{u.fact}**: {u.question}" + (f" — evidence that settles it: {u.settle}" if u.settle else "") for u in result.unknowns]
+        out += [f"- **{u.fact}**: {u.question}" + (f" — {label('settled_by', lang)}: {u.settle}" if u.settle else "") for u in result.unknowns]
         out.append("")
-    out += ["## Inputs", ""]
+    out += [f"## {label('inputs', lang)}", ""]
     for i in result.inputs:
         notes = "; ".join(i.notes)
-        out.append(f"- `{Path(i.path).name}`: {', '.join(i.kinds) or 'not used'}" + (f" — {notes}" if notes else ""))
+        out.append(f"- `{Path(i.path).name}`: {', '.join(i.kinds) or label('not_used', lang)}" + (f" — {notes}" if notes else ""))
     return "\n".join(out) + "\n"
 
 
