@@ -425,11 +425,12 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
           search: bool = True) -> AuditResult:
     """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable.
     `search=False` (fleet audits) skips the alternatives, which a single audit lists."""
+    paths = list(paths)
     inputs, parsed = parse_files(paths)
     if not parsed:
         raise InputError(
             "no usable evidence: " + "; ".join(f"{Path(i.path).name}: {', '.join(i.notes) or 'not recognised'}" for i in inputs)
-            if inputs else "no files given"
+            if inputs else ("no files in " + ", ".join(str(p) for p in paths) if paths else "no files given")
         )
     f, raw, dep = derive(parsed, engine)
     hw = raw["hardware"]
@@ -437,7 +438,8 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     groups = _group_facts(f, dep, layout, hw)
     rec: Recommendation | None = None
     unknowns: list[Unknown] = []
-    problems: list[str] = []
+    problems = [f"the bundle was collected with {p.data.get('summary')}" for p in _all(parsed, "collect-manifest")
+                if p.data.get("nvidia_gpus") is False]
     env: dict[str, Any] = dict(f.values)
     origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
     if raw.get("model") and hw.get("gpu"):

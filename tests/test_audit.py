@@ -195,6 +195,8 @@ def test_collect_on_a_machine_without_nvidia_gpus(cli, tmp_path, monkeypatch):
     manifest = json.loads((tmp_path / "bundle" / "manifest.json").read_text())
     assert manifest["nvidia_gpus"] is False
     assert {s["status"] for s in manifest["steps"] if s["command"].startswith("nvidia-smi")} == {"missing"}
+    code, out, _ = cli("audit", str(tmp_path / "bundle"))
+    assert "⚠ the bundle was collected with no NVIDIA GPU evidence: nvidia-smi not found on PATH" in out
 
 
 def test_collect_refuses_a_non_empty_folder(cli, tmp_path):
@@ -358,3 +360,8 @@ def test_a_launch_from_a_local_path_is_matched_by_its_folder_or_served_name(engi
     local = audit(engine, [bundle(tmp_path / "b", {"run.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2\n",
                                                    "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 2}\n"})])
     assert local.recommendation is not None and "Llama 3.3 70B" in local.recommendation.input["model"]
+
+
+def test_an_empty_folder_is_named_as_empty(cli, tmp_path):
+    code, _, err = cli("audit", str(tmp_path))
+    assert code == 2 and f"no files in {tmp_path}" in err

@@ -136,7 +136,7 @@ def to_text(result: AuditResult, engine: Engine) -> str:
             out.append(f"      {label('sources', lang)}: " + "; ".join(
                 f"{c.source} ({c.locator})" for c in f.sources))
     if result.unknowns:
-        out += ["", label("unknowns", lang)]
+        out += ["", label("unknowns", lang)] if result.findings else [label("unknowns", lang)]
         for u in result.unknowns:
             settle = f" → {u.settle}" if u.settle else ""
             out.append(f"  {u.fact}: {u.question}{settle}")
