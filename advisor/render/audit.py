@@ -116,7 +116,7 @@ def to_text(result: AuditResult, engine: Engine) -> str:
     if result.problems:
         out += [*(f"⚠ {p}" for p in result.problems), ""]
     if result.recommendation and result.recommendation.layout:
-        line = f"{label('layout', lang)}: {result.recommendation.layout.label()}"
+        line = f"{label('deployed_layout', lang)}: {result.recommendation.layout.label()}"
         if result.groups:
             line += f"  ({label('tp_groups', lang)}: " + "; ".join(",".join(map(str, g)) for g in result.groups) + ")"
         out.append(line)
