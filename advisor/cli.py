@@ -78,28 +78,15 @@ def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | 
     return raw, where, base
 
 
-def _layout_arg(text: str) -> Any:
-    """'tp=4,pp=2,replicas=1,ep=1' or 'TP4xPP2' into a Layout."""
-    import re
-
-    from advisor.layouts import Layout
-
-    values = {"replicas": 1, "tp": 1, "pp": 1, "ep": 1}
-    for key, num in re.findall(r"(replicas|dp|tp|pp|ep)\s*=?\s*(\d+)", text.lower()):
-        values["replicas" if key == "dp" else key] = int(num)
-    if not re.search(r"\d", text):
-        raise InputError(f"cannot read layout {text!r}", hint="write it like tp=4,pp=2 or replicas=2,tp=2")
-    return Layout(values["replicas"], values["tp"], values["pp"], values["ep"])
-
-
 def cmd_recommend(args: argparse.Namespace) -> int:
     from advisor.engine import Engine
+    from advisor.layouts import parse_layout
     from advisor.scenario import build
 
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
     scenario = build(raw, engine.kb, where=where, base_dir=base)
-    only = _layout_arg(args.layout) if args.layout else None
+    only = parse_layout(args.layout) if args.layout else None
     if only is not None and only.gpus > scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]:
         raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")
     rec = engine.evaluate(scenario, lang=args.lang, only=only)

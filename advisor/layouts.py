@@ -7,9 +7,12 @@ across domains and nodes. Which layout is best is decided by the rules, not here
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from advisor.errors import InputError
 
 
 @dataclass(frozen=True, order=True)
@@ -49,6 +52,16 @@ class Layout:
         """The contract's layout object."""
         return {"replicas": self.replicas, "tp": self.tp, "pp": self.pp, "ep": self.ep,
                 "gpus_per_replica": self.gpus_per_replica}
+
+
+def parse_layout(text: str) -> Layout:
+    """'tp=4,pp=2,replicas=1,ep=1' or 'TP4xPP2' into a Layout; InputError when it names no number."""
+    values = {"replicas": 1, "tp": 1, "pp": 1, "ep": 1}
+    for key, num in re.findall(r"(replicas|dp|tp|pp|ep)\s*=?\s*(\d+)", text.lower()):
+        values["replicas" if key == "dp" else key] = int(num)
+    if not re.search(r"\d", text):
+        raise InputError(f"cannot read layout {text!r}", hint="write it like tp=4,pp=2 or replicas=2,tp=2")
+    return Layout(values["replicas"], values["tp"], values["pp"], values["ep"])
 
 
 def _divisors(n: int) -> list[int]:

@@ -22,7 +22,7 @@ from advisor.evidence.topo import nvlink_kind
 from advisor.engine import Engine
 from advisor.errors import AdvisorError
 from advisor.knowledge import Citation
-from advisor.layouts import Layout
+from advisor.layouts import Layout, parse_layout
 from advisor.result import Recommendation
 from advisor.tui import replies
 from advisor.tui.replies import cited
@@ -105,8 +105,6 @@ def parse_intent(text: str) -> tuple[str, str]:
 def read_layout(text: str, total: int, per_node: int) -> Layout | None:
     """A layout the user names: 'TP=4', 'tp 2 pp 2', 'replicas' (one copy per GPU), 'one card'.
     Copies fill the machine unless the user gives them, as the candidate layouts do."""
-    from advisor.cli import _layout_arg
-
     low = text.lower().strip(" ?!.:")
     if not re.search(r"\d", low):
         if re.search(r"replica|replikat|cop(y|ies)|kopie|data.?parallel|^dp$", low):
@@ -120,7 +118,7 @@ def read_layout(text: str, total: int, per_node: int) -> Layout | None:
         return None
     low = re.sub(r"\b(one|eine[rn]?)\b", "1", low)
     try:
-        layout: Layout = _layout_arg(low)
+        layout = parse_layout(low)
     except AdvisorError:
         return None
     if not re.search(r"replica|replikat|dp", low) and layout.replicas == 1 and layout.gpus_per_replica <= total:
