@@ -55,6 +55,9 @@ class Scenario:
         return node
 
 
+SUFFIXES = {"": 1, "k": 1024, "m": 1024 * 1024}  # 8k tokens are 8,192
+
+
 def _tokens(value: Any, where: str) -> int:
     """A token count: 8192, '8k', '8K', '128k', '1M', '8,192'."""
     if isinstance(value, bool):
@@ -66,7 +69,7 @@ def _tokens(value: Any, where: str) -> int:
         if not m:
             raise InputError(f"expected a token count like 8192 or 8k, not {value!r}", where=where)
         number = float(m.group(1).replace(",", "").replace("_", ""))
-        number *= {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
+        number *= SUFFIXES[m.group(2).lower()]
     return _whole(number, where, "token count")
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.knowledge import Knowledge
+from advisor.scenario import SUFFIXES
 
 WORDS = {
     "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -52,7 +53,7 @@ def _count(value: str) -> int:
     m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kKmM]?)", value.strip())
     if not m:
         raise ValueError(value)
-    number = float(m.group(1)) * {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
+    number = float(m.group(1)) * SUFFIXES[m.group(2).lower()]
     return int(number)
 
 

@@ -24,6 +24,7 @@ from advisor.errors import AdvisorError
 from advisor.knowledge import Citation
 from advisor.layouts import Layout, parse_layout
 from advisor.result import Recommendation
+from advisor.scenario import SUFFIXES
 from advisor.tui import replies
 from advisor.tui.replies import cited
 from advisor.tui.strings import LANGS, fact_label, format_value, t
@@ -134,7 +135,7 @@ def _to_value(spec: Any, text: str) -> Any:
         m = re.fullmatch(r"(\d+(?:[.,]\d+)?)\s*([km]?)", low.replace("_", ""))
         if not m:
             raise ValueError("a whole number, e.g. 60 or 8k")
-        return int(float(m.group(1).replace(",", ".")) * {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2)])
+        return int(float(m.group(1).replace(",", ".")) * SUFFIXES[m.group(2)])
     if spec.type == "number":
         return float(low.replace(",", "."))
     if spec.type == "bool":
