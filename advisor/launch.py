@@ -61,13 +61,11 @@ def launch_commands(s: Scenario, layout: Layout, env: Mapping[str, Any]) -> dict
         vllm_lines.append(f"# {nodes_used} nodes: see vLLM's data-parallel deployment (--data-parallel-size-local, --data-parallel-address) for one command per node")
     vllm_lines.append(" ".join(vllm))
 
-    sgl_tp = layout.tp * layout.pp if layout.ep == 1 else layout.ep
     sglang = ["python", "-m", "sglang.launch_server", "--model-path", model]
-    if sgl_tp > 1:
-        sglang += ["--tp", str(sgl_tp)]
     if layout.pp > 1 and layout.ep == 1:
-        sglang = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp", str(layout.tp),
-                  "--pp-size", str(layout.pp)]
+        sglang += ["--tp", str(layout.tp), "--pp-size", str(layout.pp)]
+    elif (layout.ep if layout.ep > 1 else layout.tp) > 1:  # with EP, SGLang's --tp is the expert-parallel width
+        sglang += ["--tp", str(layout.ep if layout.ep > 1 else layout.tp)]
     if layout.ep > 1:
         sglang += ["--dp", str(layout.replicas), "--enable-dp-attention", "--ep-size", str(layout.ep)]
     elif layout.replicas > 1:

@@ -48,6 +48,7 @@ def test_eight_h200_nvl_run_tp_inside_each_four_card_domain_and_pp_between(advis
     tp8 = next(a for a in rec.alternatives if a.layout == Layout(1, 8, 1))
     assert "tp-within-nvlink-domain" in tp8.rules
     assert "--tensor-parallel-size 4 --pipeline-parallel-size 2" in rec.launch["vllm"]
+    assert "--tp 4 --pp-size 2" in rec.launch["sglang"]
 
 
 def test_a_model_that_fits_one_card_is_replicated_when_copies_hold_the_users(advise):
@@ -78,7 +79,7 @@ def test_an_mla_model_for_many_users_uses_expert_and_data_parallelism(advise):
     assert rec.layout == Layout(8, 1, 1, ep=8)
     assert rec.finding("moe-expert-parallel") is not None
     assert "--data-parallel-size 8 --enable-expert-parallel" in rec.launch["vllm"]
-    assert "--enable-dp-attention --ep-size 8" in rec.launch["sglang"]
+    assert "--tp 8 --dp 8 --enable-dp-attention --ep-size 8" in rec.launch["sglang"]  # SGLang's --tp is the EP width
 
 
 def test_two_nodes_of_eight_run_tp_per_node_and_pp_across_nodes(advise):
