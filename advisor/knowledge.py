@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import InputError, KnowledgeError
+from advisor.errors import AdvisorError, InputError, KnowledgeError
 from advisor.fuzzy import closest
 from advisor.paths import knowledge_dir
 from advisor.yamlio import line_of, load_file
@@ -33,6 +33,14 @@ class Text:
     def get(self, lang: str) -> str:
         """The text in `lang`, English where German is asked for but missing."""
         return self.de if lang == "de" and self.de else self.en
+
+    @classmethod
+    def checked(cls, raw: Mapping[str, Any], key: str, where: str, error: type[AdvisorError]) -> Text:
+        """The English and German texts of `raw`, each present and not blank; `error` names `key` otherwise."""
+        for lang in LANGS:
+            if not isinstance(raw.get(lang), str) or not raw[lang].strip():
+                raise error(f"{key!r} is missing its {lang!r} text", where=where)
+        return cls(en=raw["en"].strip(), de=raw["de"].strip())
 
 
 @dataclass(frozen=True)
@@ -272,10 +280,7 @@ class _Entry:
         raw = self.get(key, dict, default)
         if raw is None or raw is default:
             return raw
-        for lang in LANGS:
-            if not isinstance(raw.get(lang), str) or not raw[lang].strip():
-                raise KnowledgeError(f"{key!r} needs a non-empty {lang!r} text", where=self.where)
-        return Text(en=raw["en"].strip(), de=raw["de"].strip())
+        return Text.checked(raw, key, self.where, KnowledgeError)
 
     def citations(self, key: str = "cite") -> dict[str, Citation]:
         raw = self.get(key, dict, {})

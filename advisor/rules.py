@@ -91,10 +91,7 @@ def _text(raw: Any, key: str, where: str, required: bool = True) -> Text | None:
         return None
     if not isinstance(raw, Mapping):
         raise RuleBaseError(f"{key!r} needs an 'en' and a 'de' text", where=where)
-    for lang in LANGS:
-        if not isinstance(raw.get(lang), str) or not raw[lang].strip():
-            raise RuleBaseError(f"{key!r} is missing its {lang!r} text", where=where)
-    return Text(en=raw["en"].strip(), de=raw["de"].strip())
+    return Text.checked(raw, key, where, RuleBaseError)
 
 
 def template_fields(template: str) -> list[str]:
