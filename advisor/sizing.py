@@ -136,6 +136,12 @@ def _status(row: SizeRow, lang: str) -> str:
     return label({"one-card": "fits_one", "split": "split", "no-fit": "no_fit"}[row.status], lang)
 
 
+def _smallest_label(result: Sizing) -> str:
+    """'serves the users' where users were given; without them the smallest only holds the model."""
+    users = result.input["workload"].get("concurrent_conversations")
+    return label("smallest" if users else "smallest_fit", result.lang)
+
+
 def render_text(result: Sizing, kb: Knowledge) -> str:
     """The sizing table and advice as plain text."""
     lang = result.lang
@@ -154,9 +160,9 @@ def render_text(result: Sizing, kb: Knowledge) -> str:
     out.append("")
     if result.smallest:
         s = result.smallest
-        out.append(f"{label('smallest', lang)}: {s.platform.name} ({s.rec.layout.label() if s.rec.layout else ''})")
+        out.append(f"{_smallest_label(result)}: {s.platform.name} ({s.rec.layout.label() if s.rec.layout else ''})")
     else:
-        out.append(f"{label('smallest', lang)}: –")
+        out.append(f"{_smallest_label(result)}: –")
     if result.purchase:
         out += ["", label("purchase", lang)]
         for f in result.purchase:
@@ -179,7 +185,7 @@ def render_markdown(result: Sizing, kb: Knowledge) -> str:
         out.append(f"| {r.platform.name} | {_status(r, lang)} | {r.rec.layout.label() if r.rec.layout else '–'} | {conv} | {serves} |")
     out.append("")
     if result.smallest:
-        out.append(f"**{label('smallest', lang)}:** {result.smallest.platform.name}")
+        out.append(f"**{_smallest_label(result)}:** {result.smallest.platform.name}")
     if result.purchase:
         out += ["", f"## {label('purchase', lang)}", ""]
         out += [f"- **{f.title}** (`{f.rule}`): {f.explanation}" for f in result.purchase]

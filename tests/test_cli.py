@@ -187,3 +187,10 @@ def test_a_figure_formula_shows_whole_numbers_without_float_noise(cli):
     code, out, _ = cli("recommend", "--model", "qwen3-32b", "--gpu", "h100 sxm", "--gpus", "8", "--users", "10")
     assert code == 0
     assert "estimate: 32,800,000,000 × 2" in out and "32,800,000,000.0" not in out
+
+
+def test_size_without_users_names_the_smallest_that_holds_the_model(cli):
+    code, out, _ = cli("size", "--model", "llama 3.3 70b", "--precision", "fp8")
+    assert code == 0
+    assert "Smallest configuration that holds the model: 1 × RTX PRO 6000 Workstation" in out
+    assert "serves the users" not in out
