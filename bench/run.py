@@ -191,7 +191,7 @@ def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
 def chat_turns(runs: int) -> list[float]:
     """`advisor chat` in a pseudo-terminal of 120 x 40 (the real terminal driver, transcripts written):
     from the Enter key until the answer's text has reached the terminal. Turns alternate between
-    changing the recommendation (40 <-> 100 users) and changing only the facts (40 -> 41 users)."""
+    changing the recommendation (41 -> 100 users) and changing only the facts (40 -> 41 users)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     folder = tempfile.mkdtemp(prefix="advisor-bench-chat-")
