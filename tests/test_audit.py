@@ -365,3 +365,11 @@ def test_a_launch_from_a_local_path_is_matched_by_its_folder_or_served_name(engi
 def test_an_empty_folder_is_named_as_empty(cli, tmp_path):
     code, _, err = cli("audit", str(tmp_path))
     assert code == 2 and f"no files in {tmp_path}" in err
+
+
+def test_iommu_page_faults_in_the_kernel_log_warn_of_translated_peer_to_peer(engine, tmp_path):
+    folder = bundle(tmp_path / "b", {"dmesg.txt": verbatim("dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"),
+                                     "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 4, tp=2,
+                                                              extra=", gpus_per_node: 2, nvlink: none")})
+    warning = findings(audit(engine, [folder]))["iommu-translated-blocks-p2p"]
+    assert warning.evidence and "IO_PAGE_FAULT" in warning.evidence[0].text

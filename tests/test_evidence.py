@@ -103,6 +103,13 @@ def test_iommu_default_domain_from_dmesg(name, mode):
     assert kernel.parse_dmesg(verbatim(name), name).data["iommu"] == mode
 
 
+def test_iommu_page_faults_in_dmesg_show_translation():
+    # AMD-Vi logs IO_PAGE_FAULT for the GPU during peer-to-peer copies: the IOMMU is translating its addresses
+    got = kernel.parse_dmesg(verbatim("dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"), "dmesg.txt")
+    assert got.data == {"iommu_faults": 9, "iommu": "translated"}
+    assert got.evidence["iommu"].line == 1 and "IO_PAGE_FAULT" in got.evidence["iommu"].text
+
+
 def test_acs_control_bits_from_lspci():
     off = kernel.parse_lspci(verbatim("lspci_02_esc8000a_grep_acsctl_all_disabled.txt"), "x")
     assert off.data["acs_checked"] and off.data["acs_enabled_bridges"] == []

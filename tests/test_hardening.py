@@ -179,3 +179,16 @@ def test_samples_cover_every_kind_of_evidence():
     assert kinds >= {"nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-q", "nvidia-smi-csv", "nvidia-smi-nvlink", "cmdline",
                      "dmesg", "lspci", "launch", "nccl-tests", "p2p-bandwidth-test", "engine-log"}
     assert Path(AUDIT_DATA).is_dir()
+
+
+def test_every_capture_is_recognised_the_same_with_windows_line_ends(tmp_path):
+    # outputs copied from a Windows machine or a ticket system arrive with CRLF line ends
+    differ = {}
+    for name, text in SAMPLES.items():
+        unix, windows = tmp_path / "unix.txt", tmp_path / "windows.txt"
+        unix.write_text(text, encoding="utf-8", newline="\n")
+        windows.write_text(text, encoding="utf-8", newline="\r\n")
+        kinds = [parse_files([p])[0][0].kinds for p in (unix, windows)]
+        if kinds[0] != kinds[1]:
+            differ[name] = kinds
+    assert differ == {}

@@ -85,10 +85,14 @@ def parse_cmdline(text: str, file: str) -> Parsed:
 
 
 def parse_dmesg(text: str, file: str) -> Parsed:
-    """IOMMU default domain type, DMAR/AMD-Vi enablement, and a hypervisor if the kernel saw one."""
+    """IOMMU default domain type, DMAR/AMD-Vi enablement, DMA faults the IOMMU logged, and a hypervisor if
+    the kernel saw one. A logged DMA fault shows the IOMMU translating that device's addresses."""
     out = Parsed("dmesg", file)
     data: dict[str, object] = {}
+    faults: list[tuple[int, str]] = []
     for no, line in enumerate(clean(text).split("\n"), 1):
+        if re.search(r"AMD-Vi: Event logged \[IO_PAGE_FAULT|DMAR: \[DMA (Read|Write)\]", line):
+            faults.append((no, line))
         m = re.search(r"iommu: Default domain type: (\w+)", line)
         if m:
             data["iommu"] = {"Translated": "translated", "Passthrough": "passthrough"}.get(m.group(1), m.group(1).lower())
@@ -101,6 +105,11 @@ def parse_dmesg(text: str, file: str) -> Parsed:
             data["virtualized"] = True
             data["hypervisor"] = m.group(1)
             out.at("virtualized", no, line)
+    if faults:
+        data["iommu_faults"] = len(faults)
+        if "iommu" not in data:
+            data["iommu"] = "translated"
+            out.at("iommu", *faults[0])
     if "iommu" not in data and data.get("iommu_enabled"):
         data["iommu"] = None  # enabled, but the domain type is not in the excerpt
     out.data = data
