@@ -169,6 +169,17 @@ def test_p2p_bandwidth_test_with_p2p_writes_slower_than_copies():
     assert parsed.data["p2p"] == "broken" and parsed.data["enabled_gbs"] < parsed.data["disabled_gbs"]
 
 
+def test_p2p_bandwidth_test_excerpt_that_starts_at_the_connectivity_matrix():
+    parsed = nccl.parse_p2p_test(verbatim(next(p.name for p in AUDIT.glob("nccl_05*"))), "x")
+    assert parsed.data["p2p"] == "ok" and len(parsed.data["allowed"]) == 8 * 7 and parsed.data["denied"] == []
+
+
+def test_a_shell_prompt_in_the_samples_build_folder_is_not_a_bandwidth_test():
+    # both captures were run from cuda-samples/.../p2pBandwidthLatencyTest/build: the prompt names the program
+    for prefix in ("topo_13", "p2p_02"):
+        assert not nccl.looks_like_p2p_test(verbatim(next(p.name for p in AUDIT.glob(prefix + "*"))))
+
+
 @pytest.mark.parametrize(
     ("prefix", "event"),
     [("log_01", "peer_access_unsupported"), ("log_02", "custom_allreduce_disabled"), ("log_03", "nccl_timeout"),
@@ -187,3 +198,10 @@ def test_query_csv_with_and_without_header():
     assert smi.looks_like_csv(text)
     bare = smi.parse_csv(text, "x")
     assert len(bare.data["gpus"]) == 4 and bare.data["gpus"][3]["bus_id"] == "00000000:74:00.0"
+
+
+@pytest.mark.parametrize("prefix", ["p2p_01", "p2p_02", "p2p_03"])
+def test_a_p2p_matrix_is_not_read_as_a_path_matrix(prefix):
+    # `topo -p2p` rows (GPU0 X OK ...) have no path codes: no "row is garbled" notes from the topo -m reader
+    text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
+    assert topo.looks_like_p2p(text) and not topo.looks_like_topo(text)

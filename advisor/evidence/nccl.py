@@ -34,7 +34,9 @@ def looks_like_allreduce(text: str) -> bool:
 
 def looks_like_p2p_test(text: str) -> bool:
     """The CUDA sample p2pBandwidthLatencyTest."""
-    return "P2P Connectivity Matrix" in text or "p2pBandwidthLatencyTest" in text or "Bandwidth Matrix (GB/s)" in text
+    # its banner or its tables; the program's name alone also shows in shell prompts of its build folder
+    return any(mark in text for mark in ("P2P (Peer-to-Peer) GPU Bandwidth Latency Test", "P2P Connectivity Matrix",
+                                         "Bandwidth Matrix (GB/s)"))
 
 
 ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values()), re.I)
@@ -119,6 +121,24 @@ def _matrix_mean(lines: list[str], title: str) -> float | None:
     return sum(cells) / len(cells) if cells else None
 
 
+def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list[tuple[int, int]], out: Parsed) -> None:
+    """The 'P2P Connectivity Matrix' (1: the pair can access each other), for outputs without the
+    CAN/CANNOT lines (excerpts often start at the matrices)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "P2P Connectivity Matrix"), None)
+    if start is None:
+        return
+    for no, line in enumerate(lines[start + 2:], start + 3):
+        cells = line.split()
+        if len(cells) < 2 or not all(c.isdigit() for c in cells):
+            break
+        a = int(cells[0])
+        for b, flag in enumerate(cells[1:]):
+            if a != b:
+                (allowed if flag == "1" else denied).append((a, b))
+                if flag != "1":
+                    out.at(f"denied:{a}-{b}", no, line)
+
+
 def parse_p2p_test(text: str, file: str) -> Parsed:
     """Which device pairs can access each other, and whether P2P writes beat copies through the host."""
     out = Parsed("p2p-bandwidth-test", file)
@@ -132,6 +152,8 @@ def parse_p2p_test(text: str, file: str) -> Parsed:
             (allowed if m.group(2) == "CAN" else denied).append(pair)
             if m.group(2) == "CANNOT":
                 out.at(f"denied:{pair[0]}-{pair[1]}", no, line)
+    if not allowed and not denied:
+        _connectivity(lines, allowed, denied, out)
     disabled = _matrix_mean(lines, "Unidirectional P2P=Disabled Bandwidth Matrix")
     enabled = _matrix_mean(lines, "Unidirectional P2P=Enabled Bandwidth")
     data: dict[str, object] = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
@@ -144,7 +166,7 @@ def parse_p2p_test(text: str, file: str) -> Parsed:
             out.at("slow-p2p", no, f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)")
     if data["p2p"] is None:
         out.notes.append("neither 'CAN/CANNOT Access Peer' lines nor both bandwidth matrices found")
-    out.data = data
+    out.data = data if any(v not in (None, []) for v in data.values()) else {}  # nothing read: not this output
     return out
 
 

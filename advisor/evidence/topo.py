@@ -26,10 +26,11 @@ def rank(cell: str) -> int:
 
 
 def looks_like_topo(text: str) -> bool:
-    """A topo -m matrix: a header with GPU0 and rows of path codes."""
-    if "GPU0" not in text:
+    """A topo -m matrix: a header with GPU0 and rows of path codes (a topo -p2p matrix has X and OK/NS only)."""
+    if "GPU0" not in text or "GPU1" not in text:
         return False
-    return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and "GPU1" in text
+    return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and bool(
+        re.search(r"^[ \t]*GPU\d+[ \t]+(?:\S+[ \t]+)*?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M))
 
 
 def looks_like_p2p(text: str) -> bool:
