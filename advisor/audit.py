@@ -17,15 +17,19 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from advisor import collect
-from advisor.engine import Engine
+from advisor.core.engine import Engine
 from advisor.errors import AdvisorError, InputError
-from advisor.evidence import MAX_TEXT, Evidence, Parsed
-from advisor.evidence import kernel, launch, nccl, smi, topo
-from advisor.facts import Origin
-from advisor.layouts import Layout
-from advisor.result import Finding, Recommendation, Unknown
-from advisor.rules import SEVERITIES
-from advisor.scenario import build
+from advisor.inputs.evidence import MAX_TEXT, Evidence, Parsed
+from advisor.inputs.evidence import kernel
+from advisor.inputs.evidence import launch
+from advisor.inputs.evidence import nccl
+from advisor.inputs.evidence import smi
+from advisor.inputs.evidence import topo
+from advisor.core.facts import Origin
+from advisor.core.layouts import Layout
+from advisor.core.records import Finding, Recommendation, Unknown
+from advisor.kb.rules import SEVERITIES
+from advisor.inputs.scenario import build
 from advisor.yamlio import loads
 
 SCHEMA = "advisor.audit/1"
@@ -406,7 +410,7 @@ def _busbw_facts(f: Facts, parsed: list[Parsed], env: Mapping[str, Any]) -> None
 
 def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
     """Link facts of the GPU alone, for checks that need no model (measured bus bandwidth)."""
-    from advisor.facts import link_speeds
+    from advisor.core.facts import link_speeds
 
     try:
         gpu = engine.kb.find_gpu(str(hw["gpu"]))

@@ -55,7 +55,7 @@ FLAG_PATHS = {
 
 def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | None]:
     """The scenario mapping from an optional file plus flags, where it came from, and its folder."""
-    from advisor.scenario import load_scenario_file
+    from advisor.inputs.scenario import load_scenario_file
 
     raw: dict[str, Any] = {}
     where, base = "flags", None
@@ -79,9 +79,9 @@ def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | 
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
-    from advisor.engine import Engine
-    from advisor.layouts import parse_layout
-    from advisor.scenario import build
+    from advisor.core.engine import Engine
+    from advisor.core.layouts import parse_layout
+    from advisor.inputs.scenario import build
 
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
@@ -134,8 +134,8 @@ def _print_recommendation(rec: Any, engine: Any, fmt: str) -> None:
 
 
 def cmd_size(args: argparse.Namespace) -> int:
-    from advisor.engine import Engine
-    from advisor.sizing import render_json, render_markdown, render_text, size
+    from advisor.core.engine import Engine
+    from advisor.size import render_json, render_markdown, render_text, size
 
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
@@ -149,7 +149,7 @@ def cmd_size(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from advisor.audit import audit
-    from advisor.engine import Engine
+    from advisor.core.engine import Engine
     from advisor.render import audit as render
 
     engine = Engine.load()
@@ -166,7 +166,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _exit_for(worst: list[str | None], fail_on: str) -> int:
     """FINDINGS when an audit's worst unsuppressed finding is at or above `fail_on`, else OK."""
-    from advisor.rules import SEVERITIES
+    from advisor.kb.rules import SEVERITIES
 
     found = [SEVERITIES.index(w) for w in worst if w]
     if fail_on != "never" and found and max(found) >= SEVERITIES.index(fail_on):
@@ -246,7 +246,7 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     import json
 
-    from advisor.engine import Engine
+    from advisor.core.engine import Engine
     from advisor.transcripts import replay
 
     path = Path(args.transcript)
@@ -274,8 +274,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.plain:
-        from advisor.engine import Engine
-        from advisor.plainchat import run as plain
+        from advisor.core.engine import Engine
+        from advisor.chat.plain import run as plain
 
         return plain(Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact)
     try:
@@ -288,8 +288,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from advisor.catalogue import explain_rule
-    from advisor.engine import Engine
+    from advisor.render.listings import explain_rule
+    from advisor.core.engine import Engine
 
     engine = Engine.load()
     sys.stdout.write(explain_rule(engine, args.rule_id, args.lang))
@@ -297,11 +297,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from advisor.engine import Engine
+    from advisor.core.engine import Engine
 
     engine = Engine.load()
     if args.action == "check":
-        from advisor.check import check
+        from advisor.rules_check import check
 
         report = check(engine, run_cases=not args.quick)
         for problem in report.problems:
@@ -312,15 +312,15 @@ def cmd_rules(args: argparse.Namespace) -> int:
             return ExitCode.UNUSABLE
         print(f"rules check: ok ({counts})")
         return ExitCode.OK
-    from advisor.catalogue import list_rules
+    from advisor.render.listings import list_rules
 
     sys.stdout.write(list_rules(engine, args.lang, args.topic))
     return ExitCode.OK
 
 
 def cmd_listing(args: argparse.Namespace) -> int:
-    from advisor import catalogue
-    from advisor.knowledge import load
+    from advisor.render import listings as catalogue
+    from advisor.kb.knowledge import load
 
     kb = load()
     render = {
@@ -332,8 +332,8 @@ def cmd_listing(args: argparse.Namespace) -> int:
 
 
 def cmd_formulas(args: argparse.Namespace) -> int:
-    from advisor.catalogue import list_formulas
-    from advisor.knowledge import load
+    from advisor.render.listings import list_formulas
+    from advisor.kb.knowledge import load
 
     sys.stdout.write(list_formulas(load(), args.lang, sympy_form=not args.plain))
     return ExitCode.OK

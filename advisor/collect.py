@@ -146,7 +146,7 @@ def looks_like_manifest(text: str) -> bool:
 
 def parse_manifest(text: str, file: str):  # type: ignore[no-untyped-def]
     """The collect manifest: which commands were missing or failed, as notes for the audit report."""
-    from advisor.evidence import Parsed
+    from advisor.inputs.evidence import Parsed
 
     out = Parsed("collect-manifest", file)
     try:

@@ -44,8 +44,8 @@ def rule_hashes(engine: Any) -> dict[str, str]:
     """A short hash of each rule's YAML-derived content, to tell later which rules changed."""
     out = {}
     for rid, rule in engine.rules.rules.items():
-        text = json.dumps([rule.when.text, rule.severity, rule.effect, rule.scope, rule.explain.en, rule.explain.de,
-                           rule.title.en, [c.__dict__ for c in rule.cite]], sort_keys=True, default=str)
+        text = json.dumps([rule.when.text, rule.severity, rule.effect, rule.scope, rule.explain.get("en"), rule.explain.get("de"),
+                           rule.title.get("en"), [c.__dict__ for c in rule.cite]], sort_keys=True, default=str)
         out[rid] = hashlib.sha256(text.encode()).hexdigest()[:12]
     return out
 
@@ -300,7 +300,7 @@ class Replay:
 
 def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
     """Run the recorded inputs through today's rules; name what changed."""
-    from advisor.scenario import build
+    from advisor.inputs.scenario import build
 
     before = doc.get("result") or {}
     if doc.get("kind") == "audit" or not doc.get("inputs") or "model" not in (doc.get("inputs") or {}):

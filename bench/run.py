@@ -139,9 +139,9 @@ def make_bundles(folder: Path, count: int) -> list[Path]:
 def measure(quick: bool) -> tuple[list[Row], dict[str, float]]:
     """Every row of the table, and the two reference timings."""
     from advisor.audit import audit_fleet
-    from advisor.consult import Consultation
-    from advisor.engine import Engine
-    from advisor.scenario import build
+    from advisor.chat.consult import Consultation
+    from advisor.core.engine import Engine
+    from advisor.inputs.scenario import build
 
     runs = 3 if quick else 7
     refs = {"cpu": reference_cpu(runs), "process": reference_process(runs)}
@@ -278,10 +278,10 @@ def chat_start(runs: int) -> list[float]:
 def scaling(quick: bool) -> dict[str, list[tuple[int, float]]]:
     """How cost grows with the number of GPUs, of rules, and of bundles (three sizes each)."""
     from advisor.audit import audit_fleet
-    from advisor.engine import Engine
-    from advisor.knowledge import load
-    from advisor.paths import rules_dir
-    from advisor.scenario import build
+    from advisor.core.engine import Engine
+    from advisor.kb.knowledge import load
+    from advisor.kb.paths import rules_dir
+    from advisor.inputs.scenario import build
 
     runs = 3 if quick else 5
     engine = Engine.load()
@@ -304,7 +304,7 @@ def scaling(quick: bool) -> dict[str, list[tuple[int, float]]]:
                 for k in range(1, copies):
                     renamed = text.replace("- id: ", f"- id: copy{k}-")
                     (folder / f"copy{k}-{path.name}").write_text(renamed, encoding="utf-8")
-            from advisor import rules as rules_mod
+            from advisor.kb import rules as rules_mod
 
             e = Engine(kb, rules_mod.load(kb, folder))
             out["rules"].append((len(e.rules.rules), statistics.median(timed(lambda e=e: e.evaluate(scenario), runs))))

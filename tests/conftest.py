@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from advisor.engine import Engine
-from advisor.layouts import Layout
-from advisor.result import Recommendation
-from advisor.scenario import build
+from advisor.core.engine import Engine
+from advisor.core.layouts import Layout
+from advisor.core.records import Recommendation
+from advisor.inputs.scenario import build
 
 
 @pytest.fixture(scope="session")

@@ -181,7 +181,7 @@ def test_collect_with_fake_tools_then_audit(cli, tmp_path, monkeypatch):
 
 
 def engine_for():
-    from advisor.engine import Engine
+    from advisor.core.engine import Engine
 
     return Engine.load()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor.layouts import Layout
+from advisor.core.layouts import Layout
 from tests.conftest import RTX_PRO_70B, with_users
 
 

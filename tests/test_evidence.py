@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.evidence import kernel, smi, topo
+from advisor.inputs.evidence import kernel
+from advisor.inputs.evidence import smi
+from advisor.inputs.evidence import topo
 from tests.evidence_data import AUDIT_DATA as AUDIT
 from tests.evidence_data import verbatim
 
@@ -122,7 +124,8 @@ def test_downgraded_gpu_link_and_bar_sizes_from_lspci():
     assert gpu["downgraded"] and gpu["link_gts"] == 2.5 and gpu["link_width"] == 16 and "64G" in gpu["bars"]
 
 
-from advisor.evidence import launch, nccl  # noqa: E402
+from advisor.inputs.evidence import launch
+from advisor.inputs.evidence import nccl
 
 
 @pytest.mark.parametrize(

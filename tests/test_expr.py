@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.errors import ExpressionError
-from advisor.expr import parse
+from advisor.kb.expr import parse
 
 KNOWN = {"tp", "p2p", "users", "conversations", "n_heads", "virtualized"}
 

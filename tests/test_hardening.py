@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from advisor.audit import READERS, parse_files
 from advisor.errors import AdvisorError
-from advisor.evidence import Parsed
-from advisor.expr import parse as parse_expr
-from advisor.modelconfig import normalise
-from advisor.scenario import build
-from advisor.understand import understand
+from advisor.inputs.evidence import Parsed
+from advisor.kb.expr import parse as parse_expr
+from advisor.inputs.modelconfig import normalise
+from advisor.inputs.scenario import build
+from advisor.inputs.freetext import understand
 from advisor.yamlio import loads
 from tests.evidence_data import AUDIT_DATA, verbatim
 
@@ -155,7 +155,7 @@ def test_absurd_numbers_get_a_clear_message(engine, scenario, expected):
 
 
 def test_a_huge_but_valid_request_gets_a_correct_answer(engine):
-    from advisor.layouts import Layout
+    from advisor.core.layouts import Layout
 
     rec = engine.evaluate(build({"model": "llama 3.1 8b", "hardware": {"gpu": "h100 sxm", "gpus_per_node": 8, "nodes": 8},
                                  "workload": {"concurrent_conversations": 1_000_000, "context_tokens": 131072}}, engine.kb))

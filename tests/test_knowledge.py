@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.knowledge import load
+from advisor.kb.knowledge import load
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
@@ -67,7 +67,7 @@ def test_every_conflict_the_seeds_readme_names_is_recorded(kb):
     for cid in ("bubble-definition", "nvlink-900-direction", "nvlink-14x", "allreduces-per-layer", "kv-cache-hidden-dim",
                 "pcie-generation-of-cards", "tp-when-model-fits"):
         c = kb.conflicts[cid]
-        assert len(c.claims) >= 2 and c.resolution.en and c.resolution.de
+        assert len(c.claims) >= 2 and c.resolution.texts.get("en") and c.resolution.texts.get("de")
 
 
 def _norm(text: str) -> str:

@@ -30,7 +30,8 @@ def test_wheel_contains_rules_and_knowledge(wheel):
     assert "advisor/_data/rules/p2p.yaml" in names
     assert "advisor/_data/knowledge/gpus.yaml" in names
     assert "advisor/_data/knowledge/sources/literature.yaml" in names
-    assert "advisor/render/labels.yaml" in names
+    assert "advisor/labels.yaml" in names
+    assert "advisor/chat/strings.yaml" in names
 
 
 def test_installed_package_answers_from_another_folder(wheel, tmp_path):
@@ -46,7 +47,7 @@ def test_installed_package_answers_from_another_folder(wheel, tmp_path):
     assert run.returncode == 0, run.stderr
     assert '"schema": "advisor.recommendation/1"' in run.stdout
     where = subprocess.run(
-        [sys.executable, "-c", "import advisor.paths as p; print(p.rules_dir())"],
+        [sys.executable, "-c", "import advisor.kb.paths as p; print(p.rules_dir())"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
     )
     assert str(site) in where.stdout

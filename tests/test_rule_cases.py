@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.check import case_fires
-from advisor.engine import Engine
+from advisor.rules_check import case_fires
+from advisor.core.engine import Engine
 
 _ENGINE = Engine.load()
 CASES = [

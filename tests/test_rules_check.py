@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.check import check
-from advisor.engine import Engine
+from advisor.rules_check import check
+from advisor.core.engine import Engine
 from advisor.errors import AdvisorError
-from advisor.paths import knowledge_dir, rules_dir
+from advisor.kb.paths import knowledge_dir, rules_dir
 
 
 def test_shipped_rule_base_and_knowledge_base_pass(cli):

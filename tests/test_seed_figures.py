@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.calc import Calculator
-from advisor.layouts import Layout
+from advisor.core.formulas.calc import Calculator
+from advisor.core.layouts import Layout
 from tests.conftest import RTX_PRO_70B, with_users
 
 MiB = 2**20

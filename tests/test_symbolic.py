@@ -7,8 +7,8 @@ import random
 import pytest
 import sympy
 
-from advisor.calc import Calculator
-from advisor.symbolic import symbol, to_sympy
+from advisor.core.formulas.calc import Calculator
+from advisor.core.formulas.symbolic import symbol, to_sympy
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from advisor import transcripts as t
-from advisor.engine import Engine
-from advisor.paths import knowledge_dir, rules_dir
+from advisor.core.engine import Engine
+from advisor.kb.paths import knowledge_dir, rules_dir
 from advisor.redact import Redactor
 from tests.evidence_data import verbatim
 
@@ -205,7 +205,7 @@ def test_a_full_disk_is_reported_and_the_consultation_goes_on(tmp_path, monkeypa
 def test_the_plain_chat_records_what_each_line_said(tmp_path):
     import io
 
-    from advisor import plainchat
+    from advisor.chat import plain as plainchat
 
     answers = "llama 70b in fp8\ntwo RTX PRO 6000\nwhy\n60 users\nhow\n"
     plainchat.run(Engine.load(), "en", tmp_path, stdin=io.StringIO(answers), stdout=io.StringIO())

@@ -9,10 +9,10 @@ from typing import Any
 
 from advisor import __version__
 from advisor.audit import SCHEMA, AuditResult
-from advisor.engine import Engine
-from advisor.evidence.topo import path as pair_path
-from advisor.render import label
-from advisor.result import Finding
+from advisor.core.engine import Engine
+from advisor.inputs.evidence.topo import path as pair_path
+from advisor.i18n import label
+from advisor.core.records import Finding
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "advice": "note", "info": "note"}
 
@@ -239,7 +239,7 @@ def to_markdown(result: AuditResult, engine: Engine) -> str:
 
 def fleet_text(items: list[Any], engine: Engine) -> str:
     """One line per bundle, worst first, then the totals."""
-    from advisor.rules import SEVERITIES
+    from advisor.kb.rules import SEVERITIES
 
     def rank(item: Any) -> int:
         worst = item.result.worst() if item.result else None

@@ -5,32 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.calc import GERMAN_SEPARATORS, format_number
-from advisor.knowledge import Citation, Knowledge
-from advisor.render import label
-from advisor.result import FigureTrace, Finding, Recommendation
+from advisor.i18n import COUNT_UNITS, format_number, number
+from advisor.kb.knowledge import Citation, Knowledge
+from advisor.i18n import label
+from advisor.core.records import FigureTrace, Finding, Recommendation
 
-COUNT_UNITS = ("1", "share", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
 FIGURE_ORDER = (
     "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
     "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
 )
-
-
-def number(value: Any, unit: str | None, lang: str) -> str:
-    """A value with its unit, German separators for German."""
-    if value is None:
-        return "?"
-    if unit == "share" and isinstance(value, (int, float)):
-        text = f"{value:.1%}"
-    else:
-        text = format_number(value)
-        if unit and unit not in COUNT_UNITS:
-            text = f"{text} {unit}"
-    if lang == "de" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        head, _, tail = text.partition(" ")
-        text = head.translate(GERMAN_SEPARATORS) + (f" {tail}" if tail else "")
-    return text
 
 
 @dataclass

@@ -7,8 +7,8 @@ from dataclasses import asdict
 from typing import Any
 
 from advisor import __version__
-from advisor.knowledge import Citation
-from advisor.result import FigureTrace, Recommendation
+from advisor.kb.knowledge import Citation
+from advisor.core.records import FigureTrace, Recommendation
 
 SCHEMA = "advisor.recommendation/1"
 

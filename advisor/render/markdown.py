@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from advisor.calc import format_number
-from advisor.knowledge import Knowledge
-from advisor.render import label
+from advisor.i18n import format_number
+from advisor.kb.knowledge import Knowledge
+from advisor.i18n import label
 from advisor.render.common import Footnotes, cell, figure_rows, headline, scenario_line
-from advisor.result import Recommendation
+from advisor.core.records import Recommendation
 
 
 def recommendation(rec: Recommendation, kb: Knowledge) -> str:

@@ -15,11 +15,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import RichLog
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.knowledge import Citation, Knowledge
-    from advisor.result import Recommendation
+    from advisor.kb.knowledge import Citation, Knowledge
+    from advisor.core.records import Recommendation
 
 
 class AdvicePanel(RichLog):
@@ -38,9 +38,10 @@ class AdvicePanel(RichLog):
         if rec is None or kb is None:
             self._replace(Text(t("no_rec", lang), style="italic"))
             return
-        from advisor.render import label
-        from advisor.render.common import Footnotes, figure_cite, headline, lead_finding, number
-        from advisor.tui.replies import serious
+        from advisor.i18n import label
+        from advisor.render.common import Footnotes, figure_cite, headline, lead_finding
+        from advisor.i18n import number
+        from advisor.chat.replies import serious
 
         numbered = Footnotes(kb, list(notes))
         parts: list[object] = [Text(headline(rec), style="bold")]

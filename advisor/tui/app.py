@@ -17,10 +17,11 @@ from textual.binding import Binding
 
 from advisor.tui.chat import ChatScreen
 from advisor.tui.commands import AdvisorCommands
-from advisor.tui.strings import LANGS, t
+from advisor.chat.strings import t
+from advisor.i18n import LANGS
 
 if TYPE_CHECKING:
-    from advisor.engine import Engine
+    from advisor.core.engine import Engine
 
 RecorderFactory = Callable[["Engine", str], Any]
 

@@ -28,12 +28,12 @@ from advisor.tui.chatlog import ChatLog
 from advisor.tui.drawing import GpuDrawing
 from advisor.tui.facts import FactsTable
 from advisor.tui.sources import SourcesList
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.engine import Engine
-    from advisor.knowledge import Citation
-    from advisor.tui.dialogue import ChatSession, Reply
+    from advisor.core.engine import Engine
+    from advisor.kb.knowledge import Citation
+    from advisor.chat.dialogue import ChatSession, Reply
 
 ECHO_AFTER = 0.1  # seconds a typed line waits for its answer before it is shown on its own
 KEY_LABELS = {"help": "key_help", "facts": "key_facts", "report": "key_report", "gpus": "key_gpus",
@@ -114,11 +114,11 @@ class ChatScreen(Screen[None]):
 
     def _start(self) -> None:
         from advisor.errors import AdvisorError
-        from advisor.tui.dialogue import ChatSession
+        from advisor.chat.dialogue import ChatSession
 
         try:
             if self.engine is None:
-                from advisor.engine import Engine
+                from advisor.core.engine import Engine
 
                 self.engine = Engine.load()
             self.session = ChatSession(self.engine, self.lang, self.recorder_factory)
@@ -284,7 +284,7 @@ class ChatScreen(Screen[None]):
     def on_facts_table_edit_requested(self, event: FactsTable.EditRequested) -> None:
         """Open the editor for a fact; its value comes back as `/set FACT VALUE`."""
         from advisor.tui.edit import EditFactScreen
-        from advisor.tui.replies import choice_text
+        from advisor.chat.replies import choice_text
 
         row = event.row
         spec = self.engine.kb.facts.get(row.fact) if self.engine is not None else None

@@ -8,7 +8,7 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 COMMAND_LINES = (
     ("cmd_help", "/help", True),

@@ -1,7 +1,7 @@
 """The drawings: a bar per GPU of its memory (weights, KV cache, reserve, free) and the GPUs grouped
 as the recommendation uses them (nodes, NVLink domains, copies, pipeline stages, TP groups).
 
-Placement follows advisor.layouts: a TP group takes consecutive GPUs, pipeline stages follow, copies
+Placement follows advisor.core.layouts: a TP group takes consecutive GPUs, pipeline stages follow, copies
 after that. `draw` is a plain function of the recommendation, so tests can read the drawing as text.
 """
 
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.result import Recommendation
+    from advisor.core.records import Recommendation
 
 BAR = 28
 STYLES = {"weights": "bold #5fafff", "kv_cache": "#87d787", "reserve": "#808080", "free": "#3a3a3a", "idle": "#3a3a3a"}

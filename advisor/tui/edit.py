@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 
 class EditFactScreen(ModalScreen[str | None]):

@@ -19,10 +19,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.tui.dialogue import FactRow
+    from advisor.chat.dialogue import FactRow
 
 WIDTHS = (16, 20, 10)  # fact, value, from; each cell has a space either side
 HEADERS = ("col_fact", "col_value", "col_from")

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from rich.markdown import Markdown
 from textual.widgets import Label, Static
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 
 class ReportScreen(ModalScreen[None]):

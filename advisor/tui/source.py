@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from advisor.tui.strings import t
+from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.knowledge import Citation, Knowledge
+    from advisor.kb.knowledge import Citation, Knowledge
 
 
 class SourceScreen(ModalScreen[None]):

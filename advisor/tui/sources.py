@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 
 if TYPE_CHECKING:
-    from advisor.knowledge import Citation, Knowledge
+    from advisor.kb.knowledge import Citation, Knowledge
 
 
 class SourcesList(OptionList):

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from advisor.consult import PATHS, REQUIRED, Consultation
+from advisor.chat.consult import PATHS, REQUIRED, Consultation
 from advisor.errors import AdvisorError
-from advisor.layouts import Layout
+from advisor.core.layouts import Layout
 from advisor.render.common import headline
-from advisor.tui.dialogue import ChatSession, outcome
+from advisor.chat.dialogue import ChatSession, outcome
 from advisor.tui.drawing import draw, placement
 from advisor.tui.facts import FactsTable
-from advisor.tui.replies import choice_text
+from advisor.chat.replies import choice_text
 from tests.tui.conftest import advisor_said, consult, drive, say
 
 RTX_70B = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache"]

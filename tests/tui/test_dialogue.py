@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.layouts import Layout
-from advisor.tui.dialogue import ChatSession, parse_intent, read_layout
+from advisor.core.layouts import Layout
+from advisor.chat.dialogue import ChatSession, parse_intent, read_layout
 
 RTX_60 = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"]
 

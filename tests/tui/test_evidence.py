@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual import events
 
 from advisor.tui.chatinput import ChatInput
-from advisor.tui.dialogue import nvlink_kind
+from advisor.chat.dialogue import nvlink_kind
 from advisor.tui.facts import FactsTable
 from tests.evidence_data import AUDIT_DATA, verbatim
 from tests.tui.conftest import drive, say, settle

@@ -3,7 +3,7 @@ shown from the same records the reports use (test_dialogue.py covers the variant
 
 from __future__ import annotations
 
-from advisor.layouts import Layout
+from advisor.core.layouts import Layout
 from tests.tui.conftest import drive, say
 
 RTX_60 = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"]

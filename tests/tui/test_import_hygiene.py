@@ -22,7 +22,7 @@ def _modules_loaded_by(code: str) -> set[str]:
 def test_core_never_imports_textual():
     core = sorted(m.name for m in pkgutil.walk_packages(advisor.__path__, "advisor.")
                   if not m.name.startswith("advisor.tui") and m.name != "advisor.__main__")
-    core += ["advisor.tui.dialogue", "advisor.tui.replies", "advisor.tui.strings"]
+    core += ["advisor.chat.dialogue", "advisor.chat.replies", "advisor.chat.strings"]
     loaded = _modules_loaded_by("\n".join(f"import {name}" for name in core))
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
 
@@ -30,6 +30,6 @@ def test_core_never_imports_textual():
 def test_app_module_imports_only_the_first_screen():
     loaded = _modules_loaded_by("import advisor.tui.app")
     assert "textual.app" in loaded
-    for heavy in ("advisor.engine", "advisor.consult", "advisor.audit", "advisor.render.markdown", "sympy",
-                  "advisor.evidence.topo", "advisor.tui.dialogue"):
+    for heavy in ("advisor.core.engine", "advisor.chat.consult", "advisor.audit", "advisor.render.markdown", "sympy",
+                  "advisor.inputs.evidence.topo", "advisor.chat.dialogue"):
         assert heavy not in loaded, heavy

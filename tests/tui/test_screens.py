@@ -7,9 +7,9 @@ import threading
 
 from textual.widgets import Input, TabbedContent
 
-from advisor.engine import Engine
+from advisor.core.engine import Engine
 from advisor.errors import RuleBaseError
-from advisor.layouts import Layout
+from advisor.core.layouts import Layout
 from advisor.tui.app import make_app
 from advisor.tui.chat import ECHO_AFTER
 from advisor.tui.chatinput import AnswerSuggester, ChatInput

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from advisor.tui.strings import _table
+from advisor.chat.strings import _table
 
 TUI = Path(__file__).resolve().parents[2] / "advisor" / "tui"
 

@@ -1,0 +1,252 @@
+"""A consultation: the facts gathered so far, the next question worth asking, and the answers to
+"why?", "how?", "why not X?" and "what if?". The chat app shows this; it decides nothing itself.
+
+Questions are chosen by backward chaining: a fact is asked for only when a rule needs it and its
+value is unknown (the rule is undecided), or when trying its other values shows that the answer
+would change the recommendation. Everything else is assumed, and the assumption is stated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.core.engine import Engine
+from advisor.errors import AdvisorError
+from advisor.core.layouts import Layout
+from advisor.core.records import FigureTrace, Recommendation
+from advisor.inputs.scenario import build
+from advisor.inputs.freetext import Understood, understand
+
+REQUIRED = ("model", "gpu", "gpus_per_node")
+ASK_ORDER = ("model", "gpu", "gpus_per_node", "users", "context_tokens", "goal", "precision", "nvlink", "p2p",
+             "iommu", "acs", "virtualized", "kv_cache_dtype", "nodes", "node_link_gbs", "workload_kind")
+PROBES: dict[str, tuple[Any, ...]] = {
+    "users": (1, 16, 64, 256),
+    "context_tokens": (2048, 32768, 131072),
+    "goal": ("throughput", "latency", "capacity"),
+    "kv_cache_dtype": ("bf16", "fp8"),
+    "workload_kind": ("inference", "training"),
+}
+PATHS = {
+    "model": "model", "precision": "precision", "kv_cache_dtype": "kv_cache_dtype", "engine": "engine",
+    "gpu": "hardware.gpu", "gpus_per_node": "hardware.gpus_per_node", "nodes": "hardware.nodes",
+    "nvlink": "hardware.nvlink", "node_link_gbs": "hardware.node_link_gbps", "virtualized": "hardware.virtualized",
+    "iommu": "hardware.iommu", "acs": "hardware.acs", "p2p": "hardware.p2p", "workload_kind": "workload.kind",
+    "goal": "workload.goal", "users": "workload.concurrent_conversations", "context_tokens": "workload.context_tokens",
+    "prompt_tokens": "workload.prompt_tokens", "memory_utilization": "workload.memory_utilization",
+}
+FACT_OF_PATH = {v: k for k, v in PATHS.items()}
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question for one fact, and the rules that want it."""
+
+    fact: str
+    text: str
+    rules: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
+
+
+def outcome(rec: Recommendation | None) -> tuple[Any, ...] | None:
+    """What a user would see change: the layout and the warnings and errors."""
+    if rec is None:
+        return None
+    return (rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in ("warning", "error"))))
+
+
+class Consultation:
+    """Facts gathered from free-text answers, evaluated by the engine after every answer."""
+
+    def __init__(self, engine: Engine, lang: str = "en") -> None:
+        self.engine = engine
+        self.lang = lang
+        self.fields: dict[str, Any] = {}
+        self.skipped: set[str] = set()
+        self.asked: Question | None = None
+        self.rec: Recommendation | None = None
+        self.error: str | None = None
+
+    # --- state --------------------------------------------------------------------------------
+
+    def raw(self, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The scenario mapping of the fields so far (or of `fields`)."""
+        raw: dict[str, Any] = {}
+        for path, value in (fields if fields is not None else self.fields).items():
+            if "." in path:
+                section, key = path.split(".")
+                raw.setdefault(section, {})[key] = value
+            else:
+                raw[path] = value
+        return raw
+
+    def ready(self) -> bool:
+        """Whether model and GPU are known, so the engine can answer."""
+        return "model" in self.fields and "hardware.gpu" in self.fields
+
+    def evaluate(self, fields: dict[str, Any] | None = None, only: Layout | None = None) -> Recommendation:
+        """The engine's answer for the fields so far (or for `fields`)."""
+        raw = self.raw(fields)
+        raw.setdefault("hardware", {}).setdefault("gpus_per_node", 1)
+        return self.engine.evaluate(build(raw, self.engine.kb, where="chat"), self.lang, only=only)
+
+    def set(self, path: str, value: Any) -> str | None:
+        """Change one fact (from the side panel) and re-evaluate; a value the engine rejects is not
+        kept, and its one-line reason is returned."""
+        previous = self.fields.get(path, _MISSING)
+        self.fields[path] = value
+        self._refresh()
+        if self.error is None:
+            return None
+        error = self.error
+        if previous is _MISSING:
+            self.fields.pop(path, None)
+        else:
+            self.fields[path] = previous
+        self._refresh()
+        return error
+
+    def set_lang(self, lang: str) -> None:
+        """Answer in `lang` from now on; the current recommendation is rebuilt in it."""
+        self.lang = lang
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.error = None
+        if not self.ready():
+            self.rec = None
+            return
+        try:
+            self.rec = self.evaluate()
+        except AdvisorError as exc:
+            self.error = exc.one_line()
+            self.rec = None
+
+    # --- answering ----------------------------------------------------------------------------
+
+    def answer(self, text: str) -> Understood:
+        """Take a free-text answer; return what was understood (the caller shows "did you mean")."""
+        expecting = self.asked.fact if self.asked else None
+        got = understand(text, self.engine.kb, expecting)
+        if got.skipped and expecting and expecting not in REQUIRED:
+            self.skipped.add(expecting)
+        self.fields.update(got.fields)
+        self._refresh()
+        if self.error and got.fields:
+            for path in got.fields:
+                self.fields.pop(path, None)
+            bad = self.error
+            self._refresh()
+            self.error = bad
+        return got
+
+    def next_question(self) -> Question | None:
+        """The first fact, in ASK_ORDER, whose answer could change the recommendation; None when settled."""
+        facts = self.engine.kb.facts
+        for fact in REQUIRED:
+            path = PATHS[fact]
+            if path not in self.fields and fact not in self.skipped:
+                if fact == "gpus_per_node" and "hardware.gpu" not in self.fields:
+                    continue
+                question = facts[fact].question
+                self.asked = Question(fact, question.get(self.lang) if question else fact)
+                return self.asked
+        if self.rec is None:
+            self.asked = None
+            return None
+        wanted = {u.fact: u for u in self.rec.unknowns}
+        for fact in ASK_ORDER:
+            field_path = PATHS.get(fact)
+            if field_path is None or field_path in self.fields or fact in self.skipped or fact in REQUIRED:
+                continue
+            spec = facts[fact]
+            if fact in wanted or (fact in PROBES and self._matters(field_path, PROBES[fact])):
+                rules = wanted[fact].rules if fact in wanted else ()
+                self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules,
+                                      tuple(spec.choices))
+                return self.asked
+        self.asked = None
+        return None
+
+    def _matters(self, path: str, values: Iterable[Any]) -> bool:
+        assert self.rec is not None
+        base = outcome(self.rec)
+        for value in values:
+            trial = dict(self.fields)
+            trial[path] = value
+            try:
+                if outcome(self.evaluate(trial)) != base:
+                    return True
+            except AdvisorError:
+                continue
+        return False
+
+    def assumed(self) -> dict[str, Any]:
+        """Facts the advisor assumed (defaults) because they were not asked or not answered."""
+        if self.rec is None:
+            return {}
+        inputs = self.rec.input
+        out: dict[str, Any] = {}
+        for fact, path in PATHS.items():
+            if path in self.fields:
+                continue
+            node: Any = inputs
+            for part in path.split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            if node is not None:
+                out[fact] = node
+        return out
+
+    # --- explaining ---------------------------------------------------------------------------
+
+    def why(self, fact: str | None = None) -> list[tuple[str, str]]:
+        """For the question asked (or `fact`): which rules need it, and what each answer would change."""
+        fact = fact or (self.asked.fact if self.asked else None)
+        if fact is None or self.rec is None:
+            return []
+        spec = self.engine.kb.facts[fact]
+        lines: list[tuple[str, str]] = []
+        for u in self.rec.unknowns:
+            if u.fact == fact:
+                for rid in u.rules:
+                    rule = self.engine.rules.rules[rid]
+                    lines.append((rid, rule.why.get(self.lang)))
+        path = PATHS[fact]
+        choices = PROBES.get(fact) or tuple(c for c in spec.choices)
+        for choice in choices:
+            trial = dict(self.fields)
+            trial[path] = choice
+            try:
+                rec = self.evaluate(trial)
+            except AdvisorError:
+                continue
+            layout = rec.layout.label() if rec.layout else "—"
+            warn = [f.rule for f in rec.findings if f.severity in ("warning", "error")]
+            lines.append((f"{fact} = {choice}", f"{layout}" + (f"; {', '.join(warn)}" if warn else "")))
+        return lines
+
+    def how(self) -> list[FigureTrace]:
+        """The chain behind the recommendation: each figure's formula, with numbers, and its source."""
+        if self.rec is None:
+            return []
+        return [t for t in self.rec.traces.values()]
+
+    def why_not(self, layout: Layout) -> Recommendation | None:
+        """The same scenario evaluated with `layout`, to show the rule or figure that rules it out."""
+        if self.rec is None:
+            return None
+        return self.evaluate(only=layout)
+
+    def what_if(self, text: str) -> tuple[Recommendation | None, Recommendation | None, dict[str, Any], str | None]:
+        """The recommendation now and with one more change, without keeping the change: (now, with the
+        change, the change understood, why the change cannot be evaluated)."""
+        got = understand(text, self.engine.kb, self.asked.fact if self.asked else None)
+        if not got.fields:
+            return self.rec, None, got.fields, None
+        try:
+            return self.rec, self.evaluate({**self.fields, **got.fields}), got.fields, None
+        except AdvisorError as exc:
+            return self.rec, None, got.fields, exc.one_line()

@@ -1,0 +1,538 @@
+"""The conversation behind the chat app: what the user typed becomes an answer, a question about the
+result (why, how, why not, what if), evidence (a pasted `nvidia-smi topo -m`) or a command, and each
+turn yields one Reply: the Markdown to show, and a snapshot of the facts, the recommendation and the
+next question for the side panel.
+
+Guarantees: every decision comes from Consultation and the engine; this module only routes and
+renders. Each answered turn is recorded (and flushed) by the transcript recorder before `respond`
+returns, so before the app shows it. No Textual here; the app calls `respond` from a worker thread,
+one turn at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.chat.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, outcome
+from advisor.inputs.evidence.topo import nvlink_kind
+from advisor.core.engine import Engine
+from advisor.errors import AdvisorError
+from advisor.kb.knowledge import Citation
+from advisor.core.layouts import Layout, parse_layout
+from advisor.core.records import Recommendation
+from advisor.inputs.scenario import SUFFIXES
+from advisor.chat import replies
+from advisor.chat.replies import cited
+from advisor.chat.strings import fact_label, format_value, t
+from advisor.i18n import LANGS
+
+COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", "/audit", "/set")
+PANEL_FACTS = (*ASK_ORDER, "engine", "prompt_tokens", "memory_utilization")
+RecorderFactory = Callable[[Engine, str], Any]
+
+WHY = re.compile(r"^(why|warum|wieso|weshalb)\s*\??$", re.I)
+HOW = re.compile(r"^(how|wie|how so|wie das)\s*\??$", re.I)
+WHY_NOT = re.compile(r"^(why not|warum nicht|wieso nicht|weshalb nicht)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S)
+WHAT_IF = re.compile(r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b[\s:,]*(.*?)[\s?!.]*$",
+                     re.I | re.S)
+YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One line of the facts panel: the fact, its value, and where the value came from."""
+
+    path: str
+    fact: str
+    label: str
+    value: Any
+    shown: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question as it was asked: the facts known and the questions skipped at that moment."""
+
+    question: Question
+    fields: dict[str, Any]
+    skipped: frozenset[str]
+
+
+@dataclass
+class Reply:
+    """One turn's answer, and a snapshot of everything the panels show after it."""
+
+    said: str
+    text: str
+    kind: str
+    lang: str = "en"
+    rec: Recommendation | None = None
+    question: Question | None = None
+    facts: list[FactRow] = field(default_factory=list)
+    notes: list[Citation] = field(default_factory=list)
+    understood: dict[str, Any] = field(default_factory=dict)
+    action: str | None = None
+    report: str | None = None
+    suggestions: tuple[str, ...] = ()
+    record: bool = True
+
+
+def parse_intent(text: str) -> tuple[str, str]:
+    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest) or ('answer', text)."""
+    said = text.strip()
+    if said.startswith("/"):
+        return "command", said
+    from advisor.inputs.evidence.topo import looks_like_topo
+
+    if "\n" in said and looks_like_topo(said):
+        return "topo", said
+    if WHY.match(said):
+        return "why", ""
+    if HOW.match(said):
+        return "how", ""
+    m = WHY_NOT.match(said)
+    if m:
+        return "why_not", m.group(2)
+    m = WHAT_IF.match(said)
+    if m:
+        return "what_if", m.group(2)
+    return "answer", said
+
+
+def read_layout(text: str, total: int, per_node: int) -> Layout | None:
+    """A layout the user names: 'TP=4', 'tp 2 pp 2', 'replicas' (one copy per GPU), 'one card'.
+    Copies fill the machine unless the user gives them, as the candidate layouts do."""
+    low = text.lower().strip(" ?!.:")
+    if not re.search(r"\d", low):
+        if re.search(r"replica|replikat|cop(y|ies)|kopie|data.?parallel|^dp$", low):
+            return Layout(total, 1, 1)
+        if re.search(r"\b(one|single|eine[rn]?)\b.*\b(card|gpu|karte)\b", low):
+            return Layout(1, 1, 1)
+        if re.fullmatch(r"tp|tensor.?parallel(ism)?", low):
+            return Layout(max(1, total // per_node), per_node, 1)
+        if re.fullmatch(r"pp|pipeline.?parallel(ism)?|pipeline", low):
+            return Layout(1, 1, total)
+        return None
+    low = re.sub(r"\b(one|eine[rn]?)\b", "1", low)
+    try:
+        layout = parse_layout(low)
+    except AdvisorError:
+        return None
+    if not re.search(r"replica|replikat|dp", low) and layout.replicas == 1 and layout.gpus_per_replica <= total:
+        layout = Layout(max(1, total // layout.gpus_per_replica), layout.tp, layout.pp, layout.ep)
+    return layout
+
+
+def _to_value(spec: Any, text: str) -> Any:
+    """A typed value for a fact from what was typed in the side panel or after /set."""
+    raw = text.strip()
+    low = raw.lower()
+    if spec.type == "integer":
+        m = re.fullmatch(r"(\d+(?:[.,]\d+)?)\s*([km]?)", low.replace("_", ""))
+        if not m:
+            raise ValueError("a whole number, e.g. 60 or 8k")
+        return int(float(m.group(1).replace(",", ".")) * SUFFIXES[m.group(2)])
+    if spec.type == "number":
+        return float(low.replace(",", "."))
+    if spec.type == "bool":
+        if low in ("yes", "ja", "true", "y", "j", "1", "on"):
+            return True
+        if low in ("no", "nein", "false", "n", "0", "off"):
+            return False
+        raise ValueError("yes or no")
+    if spec.type == "enum" and spec.choices:
+        allowed = [replies.choice_text(c) for c in spec.choices] + ["unknown"]
+        if low not in allowed:
+            raise ValueError(" | ".join(allowed))
+        return low
+    return raw
+
+
+class ChatSession:
+    """One consultation as a chat: answers, explanations, evidence, commands, and its transcript."""
+
+    def __init__(self, engine: Engine, lang: str = "en", recorder_factory: RecorderFactory | None = None) -> None:
+        self.engine = engine
+        self.lang = lang if lang in LANGS else "en"
+        self.recorder_factory = recorder_factory
+        self.recorder: Any = None
+        self.c = Consultation(engine, self.lang)
+        self.question: Question | None = None
+        self.asked: list[Asked] = []
+        self.origins: dict[str, str] = {}
+        self.offered: list[str] = []
+        self.settled_announced = False
+        self.transcript_note: str | None = None
+        self._names = tuple(dict.fromkeys([m.name for m in engine.kb.models.values()] +
+                                          [g.name for g in engine.kb.gpus.values()]))
+
+    # --- turns -----------------------------------------------------------------------------------
+
+    def opening(self) -> Reply:
+        """The welcome and the first question (not recorded: nothing was said yet)."""
+        self._next()
+        text = t("welcome", self.lang)
+        if self.question is not None:
+            text += "\n\n" + replies.question_text(self.question, self.lang)
+        return self._reply("", text, "opening", record=False)
+
+    def respond(self, text: str) -> Reply:
+        """Answer one line (or a pasted block); the turn is recorded before this returns."""
+        said = text.strip()
+        kind, arg = parse_intent(said)
+        if kind == "command":
+            reply = self._command(said)
+        elif kind == "topo":
+            reply = self._topo(said)
+        elif kind == "why":
+            reply = self._why(said)
+        elif kind == "how":
+            reply = self._how(said)
+        elif kind == "why_not":
+            reply = self._why_not(said, arg)
+        elif kind == "what_if":
+            reply = self._what_if(said, arg)
+        else:
+            reply = self._answer(said)
+        self._record(reply)
+        return reply
+
+    def _answer(self, said: str) -> Reply:
+        c, lang = self.c, self.lang
+        typed = said
+        if self.offered:
+            m = re.fullmatch(r"\s*(\d)\s*", said)
+            if m and 1 <= int(m.group(1)) <= len(self.offered):
+                typed = self.offered[int(m.group(1)) - 1]
+            elif YES.match(said):
+                typed = self.offered[0]
+        self.offered = []
+        asked = self.question
+        before = outcome(c.rec)
+        got = c.answer(typed)
+        parts: list[str] = []
+        if got.fields:
+            for path in got.fields:
+                if path in c.fields:
+                    self.origins[path] = "you"
+            if not c.error:
+                parts.append(replies.noted_text(got.fields, lang))
+        if c.error:
+            parts.append(f"⚠ **{t('error', lang)}:** {c.error}")
+        if got.unsure.get("model"):
+            self.offered = list(got.unsure["model"])
+            names = f" {t('or', lang)} ".join(f"**{n}**" for n in self.offered)
+            numbers = "1" if len(self.offered) == 1 else f"1–{len(self.offered)}"
+            parts.append(t("did_you_mean", lang, names=names, numbers=numbers))
+        if got.skipped and asked is not None:
+            if asked.fact in REQUIRED:
+                parts.append(t("cannot_skip", lang, fact=fact_label(asked.fact, lang)))
+            else:
+                parts.append(t("skipped", lang, fact=fact_label(asked.fact, lang)))
+        if not got.fields and not got.unsure and not got.skipped and not c.error:
+            parts.append(t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang))
+        parts += self._after(before)
+        return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
+
+    def _after(self, before: Any) -> list[str]:
+        """The recommendation when it changed, then the next question or, once settled, what was assumed."""
+        c, lang = self.c, self.lang
+        parts: list[str] = []
+        self._next()
+        rec = c.rec
+        changed = rec is not None and outcome(rec) != before
+        if self.question is not None:
+            self.settled_announced = False
+            if rec is not None and changed:
+                parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
+            parts.append(replies.question_text(self.question, lang))
+        elif rec is not None:
+            if changed or not self.settled_announced:
+                parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
+            parts.append(t("settled", lang))
+            parts.append(replies.assumed_text(c.assumed(), lang))
+            self.settled_announced = True
+        elif not c.ready():
+            parts.append(t("no_rec", lang))
+        return parts
+
+    def _next(self) -> None:
+        q = self.c.next_question()
+        self.question = q
+        if q is None:
+            return
+        snapshot = Asked(q, dict(self.c.fields), frozenset(self.c.skipped))
+        if not self.asked or (self.asked[-1].question.fact, self.asked[-1].fields) != (q.fact, snapshot.fields):
+            self.asked.append(snapshot)
+
+    # --- explanations ----------------------------------------------------------------------------
+
+    def _why(self, said: str) -> Reply:
+        c, lang = self.c, self.lang
+        q = self.question
+        if q is None:
+            if c.rec is None:
+                return self._reply(said, t("why_nothing", lang), "why")
+            return self._reply(said, replies.why_recommendation(c.rec, replies.footnotes(c.rec, self.engine.kb)), "why")
+        lines = c.why(q.fact)
+        if not lines:
+            text = f"**{t('why_head', lang, fact=fact_label(q.fact, lang))}**\n\n" + t(
+                "why_required", lang, fact=fact_label(q.fact, lang))
+        else:
+            text = replies.why_text(q.fact, lines, [rid for rid, _ in lines if rid in self.engine.rules.rules],
+                                    self.engine.rules.rules, lang)
+        return self._reply(said, text + "\n\n" + replies.question_text(q, lang), "why")
+
+    def _how(self, said: str) -> Reply:
+        c = self.c
+        if c.rec is None:
+            return self._reply(said, t("how_none", self.lang), "how")
+        notes = replies.footnotes(c.rec, self.engine.kb)
+        return self._reply(said, replies.how_text(c.how(), notes, self.lang), "how")
+
+    def _total(self) -> tuple[int, int]:
+        c = self.c
+        if c.rec is not None:
+            return int(c.rec.env["total_gpus"]), int(c.rec.env["gpus_per_node"])
+        per = int(c.fields.get("hardware.gpus_per_node", 1))
+        return per * int(c.fields.get("hardware.nodes", 1)), per
+
+    def _why_not(self, said: str, arg: str) -> Reply:
+        c, lang = self.c, self.lang
+        if c.rec is None:
+            return self._reply(said, t("no_rec", lang), "why_not")
+        total, per_node = self._total()
+        layout = read_layout(arg, total, per_node)
+        if layout is None:
+            return self._reply(said, t("why_not_unreadable", lang, text=arg), "why_not")
+        if layout.gpus > total:
+            return self._reply(said, t("why_not_too_many", lang, layout=layout.label(), need=layout.gpus, have=total), "why_not")
+        try:
+            trial = c.why_not(layout)
+        except AdvisorError as exc:
+            return self._reply(said, f"⚠ {exc.one_line()}", "why_not")
+        assert trial is not None
+        notes = replies.footnotes(c.rec, self.engine.kb)
+        text = replies.why_not_text(layout, c.rec, trial, notes)
+        return self._reply(said, text, "why_not", notes=list(notes.items))
+
+    def _what_if(self, said: str, arg: str) -> Reply:
+        c, lang = self.c, self.lang
+        if c.rec is None:
+            return self._reply(said, t("no_rec", lang), "what_if")
+        before, after, changed, error = c.what_if(arg)
+        if not changed:
+            return self._reply(said, t("what_if_unreadable", lang, text=arg), "what_if")
+        if after is None:
+            return self._reply(said, t("what_if_failed", lang, error=error), "what_if", understood=dict(changed))
+        return self._reply(said, replies.what_if_text(changed, before, after, lang), "what_if", understood=dict(changed))
+
+    # --- evidence ----------------------------------------------------------------------------------
+
+    def _topo(self, said: str) -> Reply:
+        from advisor.inputs.evidence.topo import parse_topo
+
+        lang = self.lang
+        parsed = parse_topo(said, "pasted")
+        gpus = parsed.data.get("gpus") or []
+        if not gpus or not parsed.data.get("paths"):
+            return self._reply(said, t("topo_unreadable", lang) + "".join(f"\n- {n}" for n in parsed.notes), "topo")
+        before = outcome(self.c.rec)
+        wanted = {"hardware.gpus_per_node": len(gpus), "hardware.nvlink": nvlink_kind(gpus, parsed.data.get("nvlinks", {}))}
+        taken: dict[str, Any] = {}
+        problems = []
+        for path, value in wanted.items():
+            error = self.c.set(path, value)
+            if error:
+                problems.append(f"⚠ {fact_label(FACT_OF_PATH[path], lang)} = {value}: {error}")
+            else:
+                taken[path] = value
+                self.origins[path] = "topo"
+        parts = [replies.topo_text(parsed.data, parsed.notes, taken, lang), *problems, *self._after(before)]
+        return self._reply(said, "\n\n".join(parts), "topo", understood=taken)
+
+    def _audit(self, said: str, arg: str) -> Reply:
+        lang = self.lang
+        if not arg:
+            return self._reply(said, t("audit_usage", lang), "audit")
+        path = Path(arg).expanduser()
+        if not path.exists():
+            return self._reply(said, t("audit_missing", lang, path=f"`{arg}`"), "audit")
+        from advisor.audit import audit
+
+        try:
+            result = audit(self.engine, [path], lang)
+        except AdvisorError as exc:
+            return self._reply(said, f"⚠ {exc.one_line()}", "audit")
+        return self._reply(said, replies.audit_text(result, arg, lang), "audit")
+
+    # --- commands ----------------------------------------------------------------------------------
+
+    def _command(self, said: str) -> Reply:
+        lang = self.lang
+        word, _, arg = said.partition(" ")
+        word, arg = word.lower(), arg.strip()
+        if word == "/help":
+            return self._reply(said, "", "command", action="help", record=False)
+        if word == "/lang":
+            if arg not in LANGS:
+                return self._reply(said, t("lang_usage", lang), "command")
+            self.set_lang(arg)
+            text = t("lang_set", arg)
+            if self.question is not None:
+                text += "\n\n" + replies.question_text(self.question, arg)
+            return self._reply(said, text, "command", action="lang")
+        if word == "/sources":
+            if self.c.rec is None:
+                return self._reply(said, replies.all_sources_text(self.engine.kb, lang), "command", action="tab:sources")
+            notes = replies.footnotes(self.c.rec, self.engine.kb)
+            return self._reply(said, replies.sources_text(notes, lang), "command", action="tab:sources")
+        if word == "/rules":
+            return self._reply(said, replies.rules_text(self.engine.rules.rules, lang), "command")
+        if word == "/save":
+            return self._reply(said, self.save(), "command", record=False)
+        if word == "/new":
+            saved = self.save(quiet=True)
+            self.reset()
+            opening = self.opening()
+            text = "\n\n".join(x for x in (saved, t("new_session", self.lang), opening.text) if x)
+            return self._reply(said, text, "command", action="new", record=False)
+        if word == "/report":
+            if self.c.rec is None:
+                return self._reply(said, t("no_report", lang), "command")
+            from advisor.render.markdown import recommendation
+
+            return self._reply(said, "", "command", action="report", record=False,
+                               report=recommendation(self.c.rec, self.engine.kb))
+        if word == "/audit":
+            return self._audit(said, arg)
+        if word == "/set":
+            return self._set(said, arg)
+        return self._reply(said, t("unknown_command", lang, command=word, commands=", ".join(f"`{c}`" for c in COMMANDS)),
+                           "command", record=False)
+
+    def _set(self, said: str, arg: str) -> Reply:
+        c, lang = self.c, self.lang
+        name, _, value_text = arg.partition(" ")
+        if not name or not value_text.strip():
+            return self._reply(said, t("set_usage", lang), "command")
+        fact = self._fact_named(name)
+        if fact is None:
+            return self._reply(said, t("set_unknown", lang, fact=name, facts=", ".join(PANEL_FACTS)), "command")
+        path = PATHS[fact]
+        spec = self.engine.kb.facts[fact]
+        try:
+            value = _to_value(spec, value_text)
+        except ValueError as exc:
+            return self._reply(said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command")
+        old = c.fields.get(path, c.assumed().get(fact))
+        before = outcome(c.rec)
+        error = self.c.set(path, value)
+        if error:
+            text = t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=error)
+            return self._reply(said, text, "command")
+        self.origins[path] = "edit"
+        parts = [t("set_done", lang, fact=fact_label(fact, lang), old=format_value(old, lang), new=format_value(value, lang)),
+                 *self._after(before)]
+        return self._reply(said, "\n\n".join(parts), "set", understood={path: value})
+
+    def _fact_named(self, name: str) -> str | None:
+        low = name.lower()
+        if low in PATHS:
+            return low
+        if low in FACT_OF_PATH:
+            return FACT_OF_PATH[low]
+        for fact in PATHS:
+            if fact_label(fact, "en").lower() == low or fact_label(fact, "de").lower() == low:
+                return fact
+        return None
+
+    # --- session -----------------------------------------------------------------------------------
+
+    def set_lang(self, lang: str) -> None:
+        """Answer in `lang` from now on: the recommendation and the question are rebuilt in it."""
+        self.lang = lang
+        self.c.set_lang(lang)
+        self._next()
+
+    def reset(self) -> None:
+        """Forget the consultation; keep the language."""
+        self.c = Consultation(self.engine, self.lang)
+        self.question = None
+        self.asked = []
+        self.origins = {}
+        self.offered = []
+        self.settled_announced = False
+
+    def _record(self, reply: Reply) -> None:
+        if not reply.record or self.recorder_factory is None:
+            return
+        if self.recorder is None:
+            self.recorder = self.recorder_factory(self.engine, self.lang)
+            if self.recorder is None:
+                return
+        notes = cited(reply.text, reply.notes, self.engine.kb)
+        self.recorder.turn(reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood,
+                           markdown=True)
+        failed = getattr(self.recorder, "failed", None)
+        if failed and failed != self.transcript_note:
+            self.transcript_note = failed
+            reply.text += "\n\n" + t("transcript_failed", self.lang, message=failed)
+
+    def save(self, quiet: bool = False) -> str:
+        """Close the transcript and write its final files; the next turn starts a new one."""
+        lang = self.lang
+        if self.recorder_factory is None:
+            return "" if quiet else t("not_recording", lang)
+        if self.recorder is None:
+            return "" if quiet else t("nothing_to_save", lang)
+        recorder, self.recorder = self.recorder, None
+        paths = recorder.close(self.c.rec)
+        if paths:
+            return t("saved", lang, md=paths[0], json=paths[1])
+        failed = getattr(recorder, "failed", None)
+        return t("transcript_failed", lang, message=failed) if failed else ""
+
+    def close(self) -> str:
+        """End the session: close the transcript if anything was said."""
+        return self.save(quiet=True)
+
+    # --- snapshots ---------------------------------------------------------------------------------
+
+    def facts(self) -> list[FactRow]:
+        """The facts panel: what the user gave (or edited, or the topology showed), then what was assumed."""
+        c, lang = self.c, self.lang
+        assumed = c.assumed()
+        rows = []
+        for fact in PANEL_FACTS:
+            path = PATHS.get(fact)
+            if path is None:
+                continue
+            if path in c.fields:
+                value, origin = c.fields[path], t(f"origin_{self.origins.get(path, 'you')}", lang)
+            elif fact in assumed:
+                value, origin = assumed[fact], t("origin_assumed", lang)
+            else:
+                continue
+            rows.append(FactRow(path, fact, fact_label(fact, lang), value, format_value(value, lang), origin))
+        return rows
+
+    def suggestions(self) -> tuple[str, ...]:
+        """What the input offers to complete: the offered names, the question's choices, names, commands."""
+        lang = self.lang
+        words = [t(f"word_{w}", lang) for w in ("why", "how", "why_not", "what_if", "skip")]
+        choices = [replies.choice_text(ch) for ch in self.question.choices] if self.question else []
+        return tuple(dict.fromkeys([*self.offered, *choices, *self._names, *words, "/lang de", "/lang en",
+                                    *(c for c in COMMANDS if c != "/lang")]))
+
+    def _reply(self, said: str, text: str, kind: str, notes: list[Citation] | None = None, **extra: Any) -> Reply:
+        rec = self.c.rec
+        if notes is None:
+            notes = replies.footnotes(rec, self.engine.kb).items if rec is not None else []
+        return Reply(said=said, text=text, kind=kind, lang=self.lang, rec=rec, question=self.question,
+                     facts=self.facts(), notes=list(notes), suggestions=self.suggestions(), **extra)

@@ -1,0 +1,44 @@
+"""The chat app's words: every UI string comes from strings.yaml beside this module, in English and
+German. A missing key is a KeyError at once (the tests render every screen in both languages)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from advisor.i18n import LANGS, number
+
+__all__ = ["LANGS", "fact_label", "format_value", "t"]
+
+
+@cache
+def _table() -> dict[str, dict[str, dict[str, str]]]:
+    from advisor.yamlio import load_file
+
+    data = load_file(Path(__file__).with_name("strings.yaml"))
+    return {"strings": dict(data["strings"]), "facts": dict(data["facts"])}
+
+
+def t(key: str, lang: str, **values: Any) -> str:
+    """The UI string `key` in `lang`, with `{name}` placeholders filled from `values`."""
+    entry = _table()["strings"][key]
+    text = entry.get(lang) or entry["en"]
+    return text.format(**values) if values else text
+
+
+def fact_label(fact: str, lang: str) -> str:
+    """The short name of a fact ('users', 'Nutzer'), or the fact's own name where none is given."""
+    entry = _table()["facts"].get(fact)
+    return (entry.get(lang) or entry["en"]) if entry else fact
+
+
+def format_value(value: Any, lang: str) -> str:
+    """A fact's value as the panel and the replies show it: yes/no, numbers with separators."""
+    if isinstance(value, bool):
+        return t("yes" if value else "no", lang)
+    if isinstance(value, (int, float)):
+        from advisor.i18n import number
+
+        return number(value, None, lang)
+    return "—" if value is None else str(value)

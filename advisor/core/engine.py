@@ -1,0 +1,411 @@
+"""The engine: one evaluation of the rules over the facts of a scenario and its candidate layouts.
+
+Steps: scenario facts -> scenario formulas -> every candidate layout with its link facts and
+layout formulas -> scenario facts that depend on layouts (does it fit one GPU?) -> layout rules on
+every candidate (reject / discourage) -> the selection order of rules/selection.yaml picks one ->
+findings of the scenario rules and of the chosen layout's rules, alternatives with why-not,
+unknowns with the questions that settle them. Every step leaves a trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from advisor.kb import knowledge as knowledge_mod
+from advisor.kb import rules as rules_mod
+from advisor.core.formulas.calc import Calculator
+from advisor.i18n import format_number, localize_digits, yes_no
+from advisor.core.facts import Origin, scenario_facts
+from advisor.kb.knowledge import Knowledge
+from advisor.core.layouts import Layout, candidates, link_facts
+from advisor.core.records import Alternative, FigureTrace, Finding, Firing, Recommendation, Unknown
+from advisor.kb.rules import SEVERITIES, Rule, RuleBase
+from advisor.inputs.scenario import Scenario
+
+CONTRACT_FIGURES = {
+    "weights_gib": "weights_gib",
+    "usable_gib_per_gpu": "usable_gib_per_gpu",
+    "kv_gib_per_conversation": "kv_gib_per_conversation",
+    "conversations": "conversations",
+    "allreduce_count_per_token": "allreduce_count_per_token",
+    "allreduce_mib_per_token": "allreduce_mib_per_token",
+    "prefill_allreduce_ms": "prefill_allreduce_ms",
+    "bubble_fraction": "bubble_fraction",
+    "decode_tokens_per_s_upper_bound": "decode_tps_upper",
+}
+ALTERNATIVE_FIGURES = ("conversations", "weights_gib_per_gpu", "prefill_allreduce_ms", "bubble_fraction", "decode_tps_upper")
+MAX_ALTERNATIVES = 8
+FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
+TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
+FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbers; `how` follows the inputs
+
+
+@dataclass
+class Candidate:
+    """One layout under evaluation: its facts, the formulas that made them, and the rules it triggered."""
+
+    layout: Layout
+    env: dict[str, Any]
+    trace: dict[str, str]
+    outcomes: dict[str, bool | None]
+
+    def fired(self, base: RuleBase, effect: str) -> list[Rule]:
+        """The rules with `effect` that fired on this layout."""
+        return [base.rules[r] for r, hit in self.outcomes.items() if hit and base.rules[r].effect == effect]
+
+
+def _hash_files(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class Engine:
+    """The knowledge base, the rule base and the calculator, loaded once and used for any number of scenarios."""
+
+    def __init__(self, kb: Knowledge, base: RuleBase) -> None:
+        self.kb = kb
+        self.rules = base
+        self.calc = Calculator(kb)
+        self.layout_fact_names = self.calc.layout_facts
+        self.scenario_rules = [r for r in base.rules.values() if r.scope == "scenario"]
+        self.layout_rules = [r for r in base.rules.values() if r.scope == "layout"]
+        self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
+        self.latency_us = {
+            kind: link.latency_us for link in kb.links.values() if link.latency_us for kind in (link.kind,)
+        }
+
+    @classmethod
+    def load(cls, knowledge_root: Path | None = None, rules_root: Path | None = None) -> Engine:
+        """Load knowledge and rules from their folders (default: the packaged ones)."""
+        kb = knowledge_mod.load(knowledge_root)
+        return cls(kb, rules_mod.load(kb, rules_root))
+
+    @cached_property
+    def rule_base_hash(self) -> str:
+        """A short hash of the rule files, recorded in transcripts."""
+        return _hash_files(self.rules.files)
+
+    @cached_property
+    def knowledge_hash(self) -> str:
+        """A short hash of the knowledge files, recorded in transcripts."""
+        return _hash_files(self.kb.root.rglob("*.yaml"))
+
+    # --- evaluation --------------------------------------------------------------------------
+
+    def candidate(
+        self, layout: Layout, env: Mapping[str, Any], trace: Mapping[str, str], known: Mapping[str, Any] | None = None
+    ) -> Candidate:
+        """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
+        layout formulas' results."""
+        lenv = dict(env)
+        lenv.update(link_facts(layout, env, self.latency_us))
+        if known:
+            lenv.update(known)
+        ltrace = dict(trace)
+        self.calc.run(lenv, self.calc.layout_ids, ltrace)
+        return Candidate(layout, lenv, ltrace, {})
+
+    def evaluate(
+        self,
+        s: Scenario,
+        lang: str = "en",
+        only: Layout | None = None,
+        known: Mapping[str, Any] | None = None,
+        known_origin: Mapping[str, Origin] | None = None,
+        search: bool = True,
+    ) -> Recommendation:
+        """The recommendation for a scenario; with `only`, the evaluation of that one layout; `known`
+        facts (read from a host by the audit) replace what the advisor would otherwise assume. With
+        `only` and `search=False`, only the layouts needed for the scenario facts are evaluated (the
+        smallest fit is then found among pipelines, which never need more GPUs than TP)."""
+        env, origin = scenario_facts(s, self.kb)
+        if known:
+            env.update({k: v for k, v in known.items() if self.kb.facts.get(k) and self.kb.facts[k].kind != "layout"})
+            origin.update(known_origin or {})
+        trace: dict[str, str] = {}
+        self.calc.run(env, self.calc.scenario_ids, trace)
+        moe = env["model_kind"] == "moe"
+        if only is not None and not search:
+            total = env["total_gpus"]
+            pipelines = [Layout(1, 1, g) for g in range(1, min(total, env["n_layers"] or 1) + 1)]
+            layouts = list(dict.fromkeys([only, Layout(total, 1, 1), *pipelines]))
+        else:
+            layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
+        if only is not None:
+            layouts = [only] + [x for x in layouts if x != only]
+        layout_known = {k: v for k, v in (known or {}).items() if k in self.layout_fact_names}
+        cands = [self.candidate(x, env, trace, layout_known if x == only else None) for x in layouts]
+        self._scenario_from_layouts(env, cands, origin)
+        for c in cands:
+            for name in FROM_LAYOUTS:
+                c.env[name] = env[name]
+            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
+        chosen = cands[0] if only is not None else self._select(cands, env)
+        if chosen is not None:
+            chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
+        return self._result(s, env, trace, chosen, cands, lang, origin)
+
+    def _scenario_from_layouts(self, env: dict[str, Any], cands: list[Candidate], origin: dict[str, Origin]) -> None:
+        one = next((c for c in cands if c.layout == Layout(env["total_gpus"], 1, 1)), None)
+        fits = [c for c in cands if c.env.get("fits")]
+        env["fits_one_gpu"] = bool(one and one.env.get("fits"))
+        env["conversations_one_gpu"] = one.env.get("conversations_per_replica") if one else None
+        env["replicas_conversations"] = one.env.get("conversations") if one else None
+        env["any_layout_fits"] = bool(fits)
+        env["min_gpus_to_fit"] = min((c.layout.gpus_per_instance for c in fits), default=None)
+        for name in FROM_LAYOUTS:
+            origin[name] = Origin("derived", "layout search")
+
+    def _order(self, env: Mapping[str, Any]) -> str:
+        return "training" if env.get("workload_kind") == "training" else str(env.get("goal") or "throughput")
+
+    def _sort_key(self, c: Candidate, order: str) -> tuple[Any, ...]:
+        key: list[Any] = []
+        for k in self.rules.selection.get(order, ()):
+            value = len(c.fired(self.rules, "discourage")) if k.fact == "discouraged" else c.env.get(k.fact)
+            if isinstance(value, bool):
+                value = int(value)
+            if value is None:
+                value = float("inf") if k.better == "low" else float("-inf")
+            key.append(value if k.better == "low" else -value)
+        return (*key, -c.layout.replicas, c.layout.pp, c.layout.ep)
+
+    def _select(self, cands: list[Candidate], env: Mapping[str, Any]) -> Candidate | None:
+        viable = [c for c in cands if not c.fired(self.rules, "reject")]
+        if not viable:
+            return None
+        order = self._order(env)
+        return min(viable, key=lambda c: self._sort_key(c, order))
+
+    # --- building the result -----------------------------------------------------------------
+
+    def _result(
+        self,
+        s: Scenario,
+        env: dict[str, Any],
+        trace: dict[str, str],
+        chosen: Candidate | None,
+        cands: list[Candidate],
+        lang: str,
+        origin: dict[str, Origin],
+    ) -> Recommendation:
+        from advisor.core.launch_lines import launch_commands
+
+        final_env = chosen.env if chosen else env
+        final_trace = chosen.trace if chosen else trace
+        findings: list[Finding] = []
+        firings: list[Firing] = []
+        undecided: list[tuple[Rule, Mapping[str, Any]]] = []
+        for rule in self.scenario_rules:
+            outcome = rule.when.evaluate(env)
+            firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}))
+            if outcome:
+                findings.append(self.finding(rule, env, trace, origin, lang, None))
+            elif outcome is None:
+                undecided.append((rule, env))
+        if chosen is not None:
+            for rule in self.layout_rules:
+                outcome = chosen.outcomes.get(rule.id)
+                firings.append(
+                    Firing(rule.id, outcome, {n: chosen.env.get(n) for n in sorted(rule.when.names)}, chosen.layout)
+                )
+                if outcome:
+                    findings.append(self.finding(rule, chosen.env, chosen.trace, origin, lang, chosen.layout))
+                elif outcome is None:
+                    undecided.append((rule, chosen.env))
+        findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), f.rule))
+        figures = {
+            out: _round(final_env.get(name)) if name in final_env and (chosen or name in env) else None
+            for out, name in CONTRACT_FIGURES.items()
+        }
+        def traces() -> dict[str, FigureTrace]:
+            return {
+                out: self.figure(name, final_env, final_trace, origin, lang)
+                for out, name in CONTRACT_FIGURES.items()
+                if figures.get(out) is not None
+            }
+
+        return Recommendation(
+            input=s.data,
+            layout=chosen.layout if chosen else None,
+            figures=figures,
+            alternatives=self._alternatives(chosen, cands, env, lang),
+            findings=findings,
+            unknowns=self._unknowns(undecided, lang),
+            launch=launch_commands(s, chosen.layout, chosen.env) if chosen else {},
+            lang=lang,
+            firings=firings,
+            trace_builder=traces,
+            env=final_env,
+            trace=final_trace,
+            rule_base_hash=self.rule_base_hash,
+            knowledge_hash=self.knowledge_hash,
+        )
+
+    def finding(
+        self,
+        rule: Rule,
+        env: Mapping[str, Any],
+        trace: Mapping[str, str],
+        origin: Mapping[str, Origin],
+        lang: str,
+        layout: Layout | None,
+    ) -> Finding:
+        """A fired rule rendered for people: texts filled with the facts, figures traced to formulas."""
+        return Finding(
+            rule=rule.id,
+            severity=rule.severity,
+            topics=rule.topics,
+            title=fill(rule.title.get(lang), env, lang),
+            explanation=fill(rule.explain.get(lang), env, lang),
+            fix=fill(rule.fix.get(lang), env, lang) if rule.fix else None,
+            verify=tuple(fill(v, env, lang) for v in rule.verify),
+            sources=rule.cite,
+            figures=tuple(self.figure(name, env, trace, origin, lang, depth=FINDING_DEPTH) for name in rule.figures),
+            facts={n: env.get(n) for n in sorted(rule.when.names)},
+            layout=layout.label() if layout else None,
+            conflicts=rule.conflicts,
+        )
+
+    def figure(
+        self,
+        name: str,
+        env: Mapping[str, Any],
+        trace: Mapping[str, str],
+        origin: Mapping[str, Origin],
+        lang: str,
+        depth: int = 0,
+    ) -> FigureTrace:
+        """How the fact `name` got its value: formula, numbers, inputs (recursively), assumptions, source."""
+        spec = self.kb.facts.get(name)
+        unit = spec.unit if spec else None
+        formula = self.calc.producer(name, trace)
+        if formula is None:
+            o = origin.get(name) or Origin("layout" if name in self.layout_fact_names else "derived")
+            return FigureTrace(fact=name, value=env.get(name), unit=unit, kind=o.kind, detail=o.detail, cite=o.cite,
+                               title=spec.doc.get(lang) if spec else "")
+        inputs: tuple[FigureTrace, ...] = ()
+        if depth < TRACE_DEPTH:
+            inputs = tuple(
+                self.figure(n, env, trace, origin, lang, depth + 1) for n in sorted(formula.expr.names)
+            )
+        return FigureTrace(
+            fact=name,
+            value=env.get(name),
+            unit=formula.spec.unit,
+            kind=formula.spec.kind,
+            formula_id=formula.spec.id,
+            formula=formula.text(),
+            with_numbers=formula.with_numbers(env, lang),
+            title=formula.spec.title.get(lang),
+            assumptions=formula.spec.assumptions.get(lang),
+            cite=formula.spec.cite,
+            shows_input=formula.spec.display == "input",
+            inputs=inputs,
+        )
+
+    def _alternatives(
+        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any], lang: str
+    ) -> list[Alternative]:
+        total, per_node = env["total_gpus"], env["gpus_per_node"]
+        wanted = [
+            Layout(total, 1, 1),
+            Layout(1, min(total, per_node), max(1, total // per_node)),
+            Layout(1, 1, total),
+            Layout(1, total, 1),
+        ]
+        order = self._order(env)
+        ranked = sorted((c for c in cands if c is not chosen), key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)))
+        picked: list[Candidate] = []
+        by_layout = {c.layout: c for c in cands}
+        for layout in wanted:
+            c = by_layout.get(layout)
+            if c is not None and c is not chosen and c not in picked:
+                picked.append(c)
+        for c in ranked:
+            if len(picked) >= MAX_ALTERNATIVES:
+                break
+            if c not in picked:
+                picked.append(c)
+        picked.sort(key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)))
+        return [self._why_not(c, chosen, order, lang) for c in picked]
+
+    def _why_not(self, c: Candidate, chosen: Candidate | None, order: str, lang: str) -> Alternative:
+        reasons: list[str] = []
+        rule_ids: list[str] = []
+        rejected = c.fired(self.rules, "reject")
+        for rule in rejected + c.fired(self.rules, "discourage"):
+            rule_ids.append(rule.id)
+            reasons.append(f"{fill(rule.title.get(lang), c.env, lang)} [{rule.id}]")
+        if not rejected and chosen is not None:
+            mine, theirs = self._sort_key(c, order), self._sort_key(chosen, order)
+            keys = self.rules.selection.get(order, ())
+            ctx = {**c.env, "other": chosen.layout.label(), "this": c.layout.label()}
+            for i, k in enumerate(keys):
+                if mine[i] != theirs[i]:
+                    if k.fact != "discouraged":
+                        ctx["other_value"] = chosen.env.get(k.fact)
+                        reasons.append(fill(k.why_not.get(lang), ctx, lang))
+                    break
+            else:
+                if self.rules.tie is not None:
+                    reasons.append(fill(self.rules.tie.get(lang), ctx, lang))
+        figures = {name: _round(c.env.get(name)) for name in ALTERNATIVE_FIGURES}
+        return Alternative(c.layout, figures, tuple(dict.fromkeys(reasons)), tuple(rule_ids), bool(rejected))
+
+    def _unknowns(self, undecided: list[tuple[Rule, Mapping[str, Any]]], lang: str) -> list[Unknown]:
+        found: dict[str, Unknown] = {}
+        for rule, env in undecided:
+            for name in sorted(rule.when.names):
+                spec = self.kb.facts.get(name)
+                if env.get(name) is not None or spec is None or spec.kind != "input" or spec.question is None:
+                    continue
+                why = fill(rule.title.get(lang), env, lang)
+                prior = found.get(name)
+                rules = (*(prior.rules if prior else ()), rule.id)
+                text = why if prior is None else prior.why
+                settle = spec.settle.get(lang) if spec.settle else None
+                found[name] = Unknown(name, spec.question.get(lang), text, tuple(dict.fromkeys(rules)), settle)
+        return list(found.values())
+
+
+def _round(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4)
+    return value
+
+
+class _Filler(string.Formatter):
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if value is None:
+            return "?"
+        if isinstance(value, bool):
+            return yes_no(value, self.lang)
+        if not isinstance(value, (int, float)):
+            return format(value, format_spec)
+        if not format_spec:
+            return format_number(value, self.lang)
+        text = format(value, format_spec)
+        return localize_digits(text, self.lang)
+
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        return kwargs.get(key)
+
+
+def fill(template: str, env: Mapping[str, Any], lang: str = "en") -> str:
+    """A rule text with its `{fact}` fields filled in from `env`; unknown values show as '?'."""
+    if "{" not in template:
+        return template
+    return _Filler(lang).vformat(template, (), dict(env))

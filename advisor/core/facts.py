@@ -1,0 +1,119 @@
+"""Turning a checked scenario and the catalogue into facts: named values, each with its origin.
+
+Unknown inputs (iommu: unknown, no user count) become None, so rules that need them evaluate to
+unknown and the advisor can say which question would settle them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.kb.knowledge import Citation, Gpu, Knowledge
+from advisor.inputs.scenario import Scenario
+
+DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a fact's value came from: the user, a default, the catalogue (with its citation), a formula."""
+
+    kind: str  # input | default | catalogue | derived | formula | layout
+    detail: str = ""
+    cite: Citation | None = None
+
+
+def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbps: float | None = None) -> dict[str, Any]:
+    """PCIe, NVLink and node-link bandwidth per direction (GB/s; the node link is stated in Gbit/s),
+    and the size of the GPU's NVLink domain."""
+    return {
+        "node_link_gbs": float(node_link_gbps) / 8 if node_link_gbps else None,
+        "pcie_gbs": kb.pcie_link(g.pcie_gen).gbs_per_direction if g.pcie_gen else None,
+        "nvlink_gbs": g.nvlink_gbs_per_direction if nvlink != "none" else None,
+        "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
+    }
+
+
+def _unknown(value: Any) -> Any:
+    return None if value == "unknown" else value
+
+
+def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str, Origin]]:
+    """The scenario-wide facts before any formula runs, and where each came from."""
+    env: dict[str, Any] = {}
+    origin: dict[str, Origin] = {}
+    hw = s.data["hardware"]
+    m, g, c = s.model, s.gpu, s.model.config
+
+    def put(name: str, value: Any, how: str, detail: str = "", cite: Citation | None = None) -> None:
+        env[name] = value
+        origin[name] = Origin(how, detail, cite)
+
+    nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
+    speeds = link_speeds(kb, g, nvlink, per_node, hw.get("node_link_gbps"))
+    for name, spec in kb.facts.items():
+        if spec.kind != "input" or not spec.scenario:
+            continue
+        path = spec.scenario
+        value = speeds[name] if name in speeds else s.get(path)  # the node link's Gbit/s as GB/s
+        put(name, _unknown(value), "input" if path in s.given else "default")
+
+    model_cite = m.cite.get("config")
+    put("model_kind", m.kind, "catalogue", m.name, model_cite)
+    put("attention", m.attention, "catalogue", m.name, model_cite)
+    for fact, key in (
+        ("n_layers", "num_hidden_layers"), ("hidden", "hidden_size"), ("n_heads", "num_attention_heads"),
+        ("n_kv_heads", "num_key_value_heads"), ("head_dim", "head_dim"), ("n_experts", "num_experts"),
+        ("experts_per_tok", "num_experts_per_tok"), ("moe_layers", "moe_layers"),
+        ("moe_inter", "moe_intermediate_size"), ("kv_lora_rank", "kv_lora_rank"), ("qk_rope_dim", "qk_rope_head_dim"),
+        ("max_context", "max_position_embeddings"),
+    ):
+        put(fact, c.get(key), "catalogue", f"{m.name} config.json {key}", model_cite)
+
+    if m.params_b is not None:
+        put("params", m.params_b * 1e9, "catalogue", m.name, m.cite.get("params_b"))
+        active = m.active_params_b if m.active_params_b is not None else m.params_b
+        put("active_params", active * 1e9, "catalogue", m.name, m.cite.get("active_params_b", m.cite.get("params_b")))
+    else:
+        from advisor.inputs.modelconfig import estimate_params
+
+        total, active_est = estimate_params(c)
+        note = f"{m.name}: estimated from config.json shapes"
+        put("params", total, "derived", note)
+        put("active_params", active_est, "derived", note)
+    ckpt = m.checkpoint(s.data["precision"])
+    put(
+        "checkpoint_bytes",
+        ckpt.size_bytes if ckpt else 0,
+        "catalogue" if ckpt else "default",
+        f"published {ckpt.precision} checkpoint, {ckpt.stated_as}" if ckpt else "no published checkpoint size",
+        ckpt.cite if ckpt else None,
+    )
+    prec = kb.precisions[s.data["precision"]]
+    put("w_bytes", prec.weight_bytes, "catalogue", prec.name, prec.cite)
+    kv = kb.precisions[s.data["kv_cache_dtype"]]
+    put("kv_bytes", kv.weight_bytes, "catalogue", kv.name, kv.cite)
+    for name in ("act_bytes", "grad_bytes", "train_state_bytes"):
+        put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
+
+    put("gpu_mem_gib", g.memory_gib, "catalogue", g.name, g.cite.get("memory_gib_reported") or g.cite.get("memory_gb"))
+    put("mem_bw_gbs", g.memory_bandwidth_gbs, "catalogue", g.name, g.cite.get("memory_bandwidth_gbs"))
+    put("gpu_arch", g.architecture, "catalogue", g.name)
+    put("gpu_form_factor", g.form_factor, "catalogue", g.name)
+    put("gpu_fp8", g.fp8, "catalogue", g.name, g.cite.get("fp8"))
+    put("gpu_fp4", g.fp4, "catalogue", g.name, g.cite.get("fp4"))
+    put("gpu_pcie_p2p", g.pcie_p2p, "catalogue", g.name, g.cite.get("pcie_p2p"))
+    put("gpu_usual_nvlink", g.nvlink, "catalogue", g.name, g.cite.get("nvlink"))
+    if g.pcie_gen:
+        pcie = kb.pcie_link(g.pcie_gen)
+        put("pcie_gbs", speeds["pcie_gbs"], "catalogue", pcie.name, pcie.cite.get("gbs_per_direction"))
+    else:
+        put("pcie_gbs", None, "catalogue", f"{g.name}: no PCIe link between GPUs")
+    put("nvlink_gbs", speeds["nvlink_gbs"], "catalogue", g.name, g.cite.get("nvlink_gbs_per_direction"))
+
+    put("total_gpus", per_node * hw["nodes"], "derived", "gpus_per_node × nodes")
+    domain = speeds["nvlink_domain_size"]
+    put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")
+    put("nvlink_domains_per_node", -(-per_node // domain), "derived", f"{per_node} GPUs / {domain} per domain")
+    return env, origin

@@ -1,0 +1,167 @@
+"""Evaluating the formulas of knowledge/formulas.yaml over facts, and showing them with numbers.
+
+Each formula's text is parsed once into the expression tree of `advisor.kb.expr`; the same tree is
+evaluated here and turned into a sympy expression by `advisor.core.formulas.symbolic` (for `advisor formulas`,
+the rule-base check and the tests), so the shown formula and the computed number cannot drift
+apart. Nothing here imports sympy: the answer path stays fast.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import KnowledgeError
+from advisor.i18n import format_number
+from advisor.kb.expr import Expression, parse
+from advisor.kb.knowledge import FormulaSpec, Knowledge
+from advisor.kb.paths import knowledge_dir
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A formula ready to evaluate: its specification, parsed expression and condition."""
+
+    spec: FormulaSpec
+    expr: Expression
+    when: Expression | None
+    fast: Callable[[Mapping[str, Any]], Any] | None = None
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """Every fact the formula reads, its condition included."""
+        return self.expr.names | (self.when.names if self.when else frozenset())
+
+    def applies(self, env: Mapping[str, Any]) -> bool:
+        """Whether the condition holds (an unknown condition does not)."""
+        return self.when is None or self.when.evaluate(env) is True
+
+    def compute(self, env: Mapping[str, Any]) -> Any:
+        """The value, or None when an input is unknown or the arithmetic is undefined."""
+        value = self.fast(env) if self.fast is not None else self.expr.evaluate(env)
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return None
+        return value
+
+    @cached_property
+    def _template(self) -> str:
+        return _render(self.expr.tree, placeholders=True)
+
+    @cached_property
+    def _text(self) -> str:
+        return f"{self.spec.result} = {_render(self.expr.tree)}"
+
+    def text(self) -> str:
+        """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
+        return self._text
+
+    def with_numbers(self, env: Mapping[str, Any], lang: str = "en") -> str:
+        """The same formula with the values from `env` in place of the names."""
+        values = {n: "?" if env.get(n) is None else format_number(env.get(n), lang) for n in self.expr.names}
+        return self._template.format_map(values)
+
+
+class _Placeholders(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="{" + node.id + "}", ctx=ast.Load())
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node.args = [self.visit(a) for a in node.args]
+        return node
+
+
+def _render(tree: ast.expr, placeholders: bool = False) -> str:
+    import copy
+
+    if placeholders:
+        tree = _Placeholders().visit(copy.deepcopy(tree))
+    text = ast.unparse(tree)
+    return text.replace(" ** ", "^").replace(" * ", " × ")
+
+
+class Calculator:
+    """All formulas in dependency order, split into scenario-wide and per-layout ones."""
+
+    def __init__(self, kb: Knowledge) -> None:
+        known = set(kb.facts)
+        self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
+        fast = _generated(kb)
+        self.formulas: dict[str, Formula] = {}
+        for spec in kb.formulas.values():
+            where = f"{spec.where} formula {spec.id}"
+            if spec.result not in known:
+                raise KnowledgeError(f"result {spec.result!r} is not in the fact table", where=where)
+            self.formulas[spec.id] = Formula(
+                spec=spec,
+                expr=parse(spec.expr, known, where=where),
+                when=parse(spec.when, known, where=where) if spec.when else None,
+                fast=fast.get(spec.id),
+            )
+        self.order = _topological(self.formulas)
+        layout = set(self.layout_facts)
+        self.layout_ids: list[str] = []
+        for fid in self.order:
+            f = self.formulas[fid]
+            if f.inputs & layout:
+                self.layout_ids.append(fid)
+                layout.add(f.spec.result)
+        self.scenario_ids = [fid for fid in self.order if fid not in set(self.layout_ids)]
+
+    def run(self, env: dict[str, Any], ids: Iterable[str], trace: dict[str, str]) -> None:
+        """Compute the formulas `ids` in order into `env`; `trace` maps each result to its formula."""
+        for fid in ids:
+            f = self.formulas[fid]
+            result = f.spec.result
+            if result in trace or not f.applies(env):
+                continue
+            env[result] = f.compute(env)
+            trace[result] = fid
+
+    def producer(self, fact: str, trace: Mapping[str, str]) -> Formula | None:
+        """The formula that computed `fact` in a run, if any."""
+        fid = trace.get(fact)
+        return self.formulas.get(fid) if fid else None
+
+
+def source_hash(root: Path | None = None) -> str:
+    """The hash of knowledge/formulas.yaml the generated module must match."""
+    return hashlib.sha256(((root or knowledge_dir()) / "formulas.yaml").read_bytes()).hexdigest()[:16]
+
+
+def _generated(kb: Knowledge) -> dict[str, Callable[[Mapping[str, Any]], Any]]:
+    """The generated plain-Python formulas, if they were generated from this very formulas.yaml."""
+    from advisor.core.formulas import generated as formulas_generated
+
+    if not (kb.root / "formulas.yaml").is_file() or source_hash(kb.root) != formulas_generated.SOURCE_HASH:
+        return {}
+    return dict(formulas_generated.FUNCTIONS)
+
+
+def _topological(formulas: Mapping[str, Formula]) -> list[str]:
+    producers: dict[str, list[str]] = {}
+    for fid, f in formulas.items():
+        producers.setdefault(f.spec.result, []).append(fid)
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(fid: str, path: tuple[str, ...]) -> None:
+        if state.get(fid) == 2:
+            return
+        if state.get(fid) == 1:
+            raise KnowledgeError("formulas depend on each other in a cycle: " + " -> ".join((*path, fid)))
+        state[fid] = 1
+        for name in sorted(formulas[fid].inputs):
+            for dep in producers.get(name, []):
+                if dep != fid:
+                    visit(dep, (*path, fid))
+        state[fid] = 2
+        order.append(fid)
+
+    for fid in formulas:
+        visit(fid, ())
+    return order

@@ -1,0 +1,116 @@
+"""Result records: what the engine concluded, with the trace back to rules, formulas and sources.
+
+Every way into the advisor (recommend, size, audit, chat) produces these records, and every
+renderer (text, Markdown, JSON, chat) reads only them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from advisor.kb.knowledge import Citation
+from advisor.core.layouts import Layout
+
+
+@dataclass(frozen=True)
+class FigureTrace:
+    """How one figure was obtained: the formula symbolically, with numbers, and its source."""
+
+    fact: str
+    value: Any
+    unit: str | None
+    kind: str  # exact | estimate | upper-bound | input | default | catalogue | derived | layout
+    formula_id: str | None = None
+    formula: str | None = None
+    with_numbers: str | None = None
+    title: str = ""
+    assumptions: str = ""
+    cite: Citation | None = None
+    detail: str = ""
+    shows_input: bool = False
+    inputs: tuple[FigureTrace, ...] = ()
+
+
+@dataclass(frozen=True)
+class Firing:
+    """A rule that fired (or could not be decided) on a set of facts."""
+
+    rule: str
+    outcome: bool | None
+    facts: dict[str, Any]
+    layout: Layout | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A fired rule as the user sees it."""
+
+    rule: str
+    severity: str
+    topics: tuple[str, ...]
+    title: str
+    explanation: str
+    sources: tuple[Citation, ...]
+    fix: str | None = None
+    verify: tuple[str, ...] = ()
+    figures: tuple[FigureTrace, ...] = ()
+    facts: dict[str, Any] = field(default_factory=dict)
+    layout: str | None = None
+    conflicts: tuple[str, ...] = ()
+    evidence: tuple[Any, ...] = ()
+    suppressed: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A layout that was not chosen, its figures, and why not."""
+
+    layout: Layout
+    figures: dict[str, Any]
+    why_not: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+    rejected: bool = False
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A fact the advisor did not have, the question that settles it, and which rule needs it."""
+
+    fact: str
+    question: str
+    why: str
+    rules: tuple[str, ...] = ()
+    settle: str | None = None
+
+
+@dataclass
+class Recommendation:
+    """The answer to one scenario."""
+
+    input: dict[str, Any]
+    layout: Layout | None
+    figures: dict[str, Any]
+    alternatives: list[Alternative]
+    findings: list[Finding]
+    unknowns: list[Unknown]
+    launch: dict[str, str]
+    lang: str = "en"
+    firings: list[Firing] = field(default_factory=list)
+    trace_builder: Callable[[], dict[str, FigureTrace]] | None = field(default=None, repr=False)
+    env: dict[str, Any] = field(default_factory=dict)
+    trace: dict[str, str] = field(default_factory=dict)
+    rule_base_hash: str = ""
+    knowledge_hash: str = ""
+
+    @cached_property
+    def traces(self) -> dict[str, FigureTrace]:
+        """How each contract figure was obtained, built on first use (an audit seldom needs them)."""
+        return self.trace_builder() if self.trace_builder else {}
+
+    def finding(self, rule_id: str) -> Finding | None:
+        """The finding of a rule, if it fired."""
+        return next((f for f in self.findings if f.rule == rule_id), None)
+

@@ -1,0 +1,135 @@
+"""Languages, texts and number formatting: the ground floor that every wing may use.
+
+Guarantees: every user-facing word and number passes through here or through a `Text`; a language
+is a row of `LANGUAGES` plus its column in the YAML texts (labels.yaml beside this module, the chat's
+strings, the rule and knowledge texts). Nothing here imports another part of the advisor but
+errors and YAML loading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from advisor.errors import AdvisorError
+
+
+@dataclass(frozen=True)
+class Language:
+    """How one language writes numbers and yes/no."""
+
+    code: str
+    name: str
+    thousands: str
+    decimal: str
+    yes: str
+    no: str
+
+
+LANGUAGES: dict[str, Language] = {
+    "en": Language("en", "English", ",", ".", "yes", "no"),
+    "de": Language("de", "Deutsch", ".", ",", "ja", "nein"),
+}
+LANGS: tuple[str, ...] = tuple(LANGUAGES)
+DEFAULT_LANG = "en"
+# Units that are counts or shares: a number in them is printed without the unit's name.
+COUNT_UNITS = ("1", "share", "conversations", "all-reduces", "GPUs", "copies", "requests", "micro-batches")
+
+
+def language(lang: str) -> Language:
+    """The language `lang`, or the default one where it is not known."""
+    return LANGUAGES.get(lang) or LANGUAGES[DEFAULT_LANG]
+
+
+class Text:
+    """A user-facing text in every language it was given in; English stands in for a missing one."""
+
+    __slots__ = ("texts",)
+    texts: Mapping[str, str]
+
+    def __init__(self, texts: Mapping[str, str] | None = None, /, **by_lang: str) -> None:
+        object.__setattr__(self, "texts", MappingProxyType({**(texts or {}), **by_lang}))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Text is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Text) and dict(self.texts) == dict(other.texts)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.texts.items())))
+
+    def __repr__(self) -> str:
+        return f"Text({dict(self.texts)!r})"
+
+    def get(self, lang: str) -> str:
+        """The text in `lang`, the default language's where `lang` has none."""
+        return self.texts.get(lang) or self.texts.get(DEFAULT_LANG, "")
+
+    @classmethod
+    def checked(cls, raw: Mapping[str, Any], key: str, where: str, error: type[AdvisorError]) -> Text:
+        """The texts of `raw` in every language, each present and not blank; `error` names `key` otherwise."""
+        for lang in LANGS:
+            if not isinstance(raw.get(lang), str) or not raw[lang].strip():
+                raise error(f"{key!r} is missing its {lang!r} text", where=where)
+        return cls({lang: raw[lang].strip() for lang in LANGS})
+
+
+def localize_digits(text: str, lang: str) -> str:
+    """An English-formatted number ('1,234.5') with the separators of `lang`."""
+    lg = language(lang)
+    if (lg.thousands, lg.decimal) == (",", "."):
+        return text
+    return text.translate(str.maketrans({",": lg.thousands, ".": lg.decimal}))
+
+
+def format_number(value: Any, lang: str = DEFAULT_LANG) -> str:
+    """A number as people read it: thousands separators, no float noise, the separators of `lang`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float) and abs(value) < 1e15 and abs(value - round(value)) <= 1e-9 * abs(value):
+        value = int(round(value))  # a whole number up to float noise: 32.8 × 10^9 is 32,800,000,000
+    if isinstance(value, int):
+        text = f"{value:,}"
+    elif abs(value) >= 100:
+        text = f"{value:,.1f}"
+    elif abs(value) >= 1:
+        text = f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+    else:
+        text = f"{value:.3g}"
+    return localize_digits(text, lang)
+
+
+def number(value: Any, unit: str | None, lang: str) -> str:
+    """A value with its unit ('68 GiB', '27.3%'); counts and shares without the unit's name."""
+    if value is None:
+        return "?"
+    if unit == "share" and isinstance(value, (int, float)):
+        return localize_digits(f"{value:.1%}", lang)
+    text = format_number(value, lang)
+    if unit and unit not in COUNT_UNITS:
+        text = f"{text} {unit}"
+    return text
+
+
+def yes_no(value: bool, lang: str) -> str:
+    """'yes'/'no' in `lang`."""
+    lg = language(lang)
+    return lg.yes if value else lg.no
+
+
+@cache
+def _labels() -> dict[str, Text]:
+    from advisor.yamlio import load_file
+
+    data = load_file(Path(__file__).with_name("labels.yaml"))
+    return {k: Text(v) for k, v in data["labels"].items()}
+
+
+def label(key: str, lang: str) -> str:
+    """A heading or short label of the reports in `lang`."""
+    return _labels()[key].get(lang)

@@ -1,0 +1,181 @@
+"""Engine launches: `vllm serve`, `python -m vllm.entrypoints.openai.api_server`,
+`python -m sglang.launch_server`, on a shell line, in a docker-compose file, or in a Kubernetes
+manifest's command/args, with CUDA_VISIBLE_DEVICES and NCCL_* from the environment.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from advisor.inputs.evidence import Parsed, clean
+
+VLLM = re.compile(r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)")
+SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
+ENV = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)")
+COMMAND = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
+CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)\s+run\b")
+
+FLAGS: dict[str, tuple[str, ...]] = {
+    "tp": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size"),
+    "pp": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size"),
+    "dp": ("--data-parallel-size", "-dp", "--dp", "--dp-size"),
+    "ep": ("--ep-size", "--expert-parallel-size", "--ep"),
+    "model": ("--model", "--model-path"),
+    "served_model_name": ("--served-model-name",),
+    "quantization": ("--quantization", "-q"),
+    "kv_cache_dtype": ("--kv-cache-dtype",),
+    "max_model_len": ("--max-model-len", "--context-length"),
+    "memory_utilization": ("--gpu-memory-utilization", "--mem-fraction-static"),
+}
+SWITCHES = {"--enable-expert-parallel": "enable_ep", "--enable-dp-attention": "dp_attention",
+            "--disable-custom-all-reduce": "custom_allreduce_off", "--enable-p2p-check": "p2p_check"}
+
+
+def looks_like_launch(text: str) -> bool:
+    """Text that starts vLLM or SGLang."""
+    if "vllm" not in text and "sglang" not in text:
+        return False
+    return bool(VLLM.search(text) or SGLANG.search(text))
+
+
+def _join_continuations(text: str) -> list[tuple[int, str]]:
+    """Logical lines: shell backslash continuations joined, with the line each starts on."""
+    out: list[tuple[int, str]] = []
+    buffer, start = "", 0
+    for no, line in enumerate(text.split("\n"), 1):
+        stripped = line.rstrip()
+        if not buffer:
+            start = no
+        if stripped.endswith("\\"):
+            buffer += stripped[:-1] + " "
+            continue
+        out.append((start, buffer + stripped))
+        buffer = ""
+    if buffer:
+        out.append((start, buffer))
+    return out
+
+
+def _tokens(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=False)
+    except ValueError:
+        return command.split()
+
+
+def read_flags(tokens: list[str]) -> dict[str, Any]:
+    """The parallel layout and the other flags that matter from an engine's argument list."""
+    found: dict[str, Any] = {}
+    for i, tok in enumerate(tokens):
+        name, eq, inline = tok.partition("=")
+        for key, names in FLAGS.items():
+            if name in names:
+                value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
+                found[key] = int(value) if key in ("tp", "pp", "dp", "ep") and value.isdigit() else value
+        if name in SWITCHES:
+            found[SWITCHES[name]] = True
+    for i, tok in enumerate(tokens):
+        if tok == "serve" and i > 0 and tokens[i - 1].endswith("vllm") and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+            found.setdefault("model", tokens[i + 1])
+    return found
+
+
+def _engine(command: str) -> str | None:
+    if VLLM.search(command):
+        return "vllm"
+    if SGLANG.search(command):
+        return "sglang"
+    return None
+
+
+def _from_mapping(doc: Any, out: Parsed, launches: list[dict[str, Any]]) -> None:
+    """docker-compose services or Kubernetes containers: command/args plus environment."""
+    if isinstance(doc, Mapping):
+        containers: list[Mapping[str, Any]] = []
+        stack: list[Any] = [doc]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Mapping):
+                if any(k in node for k in ("command", "args", "entrypoint")):
+                    containers.append(node)
+                stack += [v for v in node.values() if isinstance(v, (Mapping, list))]
+            elif isinstance(node, list):
+                stack += [v for v in node if isinstance(v, (Mapping, list))]
+        for c in containers:
+            parts: list[str] = []
+            for key in ("entrypoint", "command", "args"):
+                value = c.get(key)
+                if isinstance(value, str):
+                    parts += _tokens(value)
+                elif isinstance(value, list):
+                    parts += [str(v) for v in value]
+            command = " ".join(parts + [str(c.get("image", ""))])
+            if not _engine(command) and not any(t.startswith("--tensor-parallel-size") or t == "--tp" for t in parts):
+                continue
+            env = _env(c.get("environment") or c.get("env"))
+            launches.append({"engine": _engine(command) or "vllm", "command": command, "env": env, **read_flags(parts)})
+
+
+def _env(value: Any) -> dict[str, str]:
+    env: dict[str, str] = {}
+    if isinstance(value, Mapping):
+        env = {str(k): str(v) for k, v in value.items()}
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, Mapping) and "name" in item:
+                env[str(item["name"])] = str(item.get("value", ""))
+            elif isinstance(item, str) and "=" in item:
+                k, _, v = item.partition("=")
+                env[k] = v
+    return env
+
+
+def parse_launch(text: str, file: str) -> Parsed:
+    """Every engine launch in the text: engine, model, TP/PP/DP/EP, GPU indices, NCCL settings."""
+    out = Parsed("launch", file)
+    text = clean(text)
+    launches: list[dict[str, Any]] = []
+    env_lines: dict[str, str] = {}
+    for no, line in _join_continuations(text):
+        for m in ENV.finditer(line):
+            env_lines[m.group(1)] = m.group(2)
+            out.at(f"env:{m.group(1)}", no, line)
+        engine = _engine(line)
+        runs = COMMAND.search(line) or CONTAINER_RUN.search(line)
+        if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:")):
+            tokens = _tokens(line[line.find(line.lstrip()):])
+            launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
+            out.at(f"launch:{len(launches) - 1}", no, line)
+    if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers|command|args)\s*:", text, re.M):
+        from advisor.errors import AdvisorError
+
+        try:
+            for doc in _yaml_documents(text, file):
+                _from_mapping(doc, out, launches)
+        except AdvisorError as exc:
+            out.notes.append(exc.one_line())
+        for i, launch in enumerate(launches):
+            no = next((n for n, line in enumerate(text.split("\n"), 1) if _engine(line) or "tensor-parallel" in line), 1)
+            out.at(f"launch:{i}", no, text.split("\n")[no - 1])
+    for launch in launches:
+        launch["env"] = {**env_lines, **launch["env"]}
+        devices = launch["env"].get("CUDA_VISIBLE_DEVICES")
+        if devices and re.fullmatch(r"\d+(,\d+)*", devices):
+            launch["gpus"] = [int(d) for d in devices.split(",")]
+    if not launches:
+        out.notes.append("mentions an engine but no launch command could be read")
+    out.data = {"launches": launches}
+    return out
+
+
+def _yaml_documents(text: str, file: str) -> list[Any]:
+    from advisor.yamlio import loads
+
+    docs = []
+    for part in re.split(r"^---\s*$", text, flags=re.M):
+        if part.strip():
+            docs.append(loads(part, file))
+    return docs

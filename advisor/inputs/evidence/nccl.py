@@ -1,0 +1,185 @@
+"""nccl-tests `all_reduce_perf` output, the CUDA sample `p2pBandwidthLatencyTest`, and engine logs
+(NCCL INFO/WARN lines, watchdog timeouts, peer-access errors, custom all-reduce, out of memory)."""
+
+from __future__ import annotations
+
+import re
+
+from advisor.inputs.evidence import Evidence, Parsed, clean
+
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+LOG_PATTERNS: dict[str, re.Pattern[str]] = {
+    "nccl_p2p": re.compile(r"NCCL INFO Channel \d+.* via P2P/"),
+    "nccl_shm": re.compile(r"NCCL INFO Channel \d+.* via SHM"),
+    "nccl_net": re.compile(r"NCCL INFO Channel \d+.* via NET/"),
+    "nccl_p2p_disabled": re.compile(r"P2P is disabled|NCCL_P2P_DISABLE set|P2P (is )?not supported", re.I),
+    "nccl_warn": re.compile(r"NCCL WARN"),
+    "nccl_timeout": re.compile(r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out|collective operation timeout", re.I),
+    "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices", re.I),
+    "custom_allreduce_disabled": re.compile(r"Custom ?all ?reduce(V2)? is disabled", re.I),
+    "oom": re.compile(r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory"
+                      r"|Available KV cache memory: -", re.I),
+}
+
+
+def looks_like_allreduce(text: str) -> bool:
+    """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
+    if "busbw" not in text and "sum" not in text and "bus bandwidth" not in text:
+        return False
+    table = re.search(r"algbw\s+busbw", text) and re.search(r"(redop|all_reduce|sum\s+-1)", text)
+    rows = len(re.findall(r"^\s*\d+\s+\d+\s+\w+\s+sum\s+-1\s", text, re.M))
+    return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth\s*:", text) and OLD_ROW.search(text)))
+
+
+def looks_like_p2p_test(text: str) -> bool:
+    """The CUDA sample p2pBandwidthLatencyTest."""
+    # its banner or its tables; the program's name alone also shows in shell prompts of its build folder
+    return any(mark in text for mark in ("P2P (Peer-to-Peer) GPU Bandwidth Latency Test", "P2P Connectivity Matrix",
+                                         "Bandwidth Matrix (GB/s)"))
+
+
+ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values()), re.I)
+
+
+def looks_like_log(text: str) -> bool:
+    """An engine or NCCL log with one of the lines the audit knows."""
+    lowered = text.lower()
+    if not any(w in lowered for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")):
+        return False
+    return bool(ANY_EVENT.search(text))
+
+
+def parse_allreduce(text: str, file: str) -> Parsed:
+    """Ranks, GPUs, hosts, busbw per size, the peak busbw and the reported average."""
+    out = Parsed("nccl-tests", file)
+    rows: list[dict[str, float]] = []
+    ranks: list[dict[str, object]] = []
+    avg = None
+    peak_at: tuple[int, str] | None = None
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = re.search(r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$", line)
+        if m:
+            ranks.append({"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "bus": m.group(4),
+                          "name": m.group(5).strip()})
+            out.at(f"rank:{m.group(1)}", no, line)
+            continue
+        m = ROW.match(line)
+        old = None if m else OLD_ROW.match(line)
+        if (m or old) and not line.lstrip().startswith("#"):
+            try:
+                if m:
+                    rows.append({"bytes": float(m.group(1)), "time_us": float(m.group(6)), "algbw": float(m.group(7)),
+                                 "busbw": float(m.group(8))})
+                else:
+                    assert old is not None
+                    rows.append({"bytes": float(old.group(1)), "time_us": float(old.group(4)), "algbw": float(old.group(5)),
+                                 "busbw": float(old.group(6))})
+            except ValueError:
+                continue
+            if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
+                peak_at = (no, line)
+            continue
+        m = re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", line)
+        if m:
+            avg = float(m.group(1))
+            out.at("avg", no, line)
+        m = re.search(r"nGpus\s+(\d+)", line)
+        if m:
+            out.data["ngpus_per_thread"] = int(m.group(1))
+    if not rows:
+        out.notes.append("no all_reduce_perf result rows found")
+        return out
+    peak = max(rows, key=lambda r: r["busbw"])
+    if peak_at is not None:
+        out.evidence["peak"] = Evidence(file, peak_at[0], peak_at[1].strip())
+    out.data.update({
+        "rows": rows,
+        "peak_busbw": peak["busbw"],
+        "peak_bytes": peak["bytes"],
+        "avg_busbw": avg,
+        "ranks": ranks,
+        "hosts": sorted({str(r["host"]) for r in ranks}),
+        "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
+        "gpu_names": sorted({str(r["name"]) for r in ranks}),
+    })
+    return out
+
+
+def _matrix_mean(lines: list[str], title: str) -> float | None:
+    """Mean of the off-diagonal cells of a p2pBandwidthLatencyTest matrix, by its title line."""
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith(title)), None)
+    if start is None:
+        return None
+    cells: list[float] = []
+    for line in lines[start + 2 :]:
+        tokens = line.split()
+        if not tokens or not tokens[0].isdigit():
+            break
+        row = int(tokens[0])
+        cells += [float(v) for j, v in enumerate(tokens[1:]) if j != row and re.fullmatch(r"[\d.]+", v)]
+    return sum(cells) / len(cells) if cells else None
+
+
+def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list[tuple[int, int]], out: Parsed) -> None:
+    """The 'P2P Connectivity Matrix' (1: the pair can access each other), for outputs without the
+    CAN/CANNOT lines (excerpts often start at the matrices)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "P2P Connectivity Matrix"), None)
+    if start is None:
+        return
+    for no, line in enumerate(lines[start + 2:], start + 3):
+        cells = line.split()
+        if len(cells) < 2 or not all(c.isdigit() for c in cells):
+            break
+        a = int(cells[0])
+        for b, flag in enumerate(cells[1:]):
+            if a != b:
+                (allowed if flag == "1" else denied).append((a, b))
+                if flag != "1":
+                    out.at(f"denied:{a}-{b}", no, line)
+
+
+def parse_p2p_test(text: str, file: str) -> Parsed:
+    """Which device pairs can access each other, and whether P2P writes beat copies through the host."""
+    out = Parsed("p2p-bandwidth-test", file)
+    denied: list[tuple[int, int]] = []
+    allowed: list[tuple[int, int]] = []
+    lines = clean(text).split("\n")
+    for no, line in enumerate(lines, 1):
+        m = re.search(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)", line)
+        if m:
+            pair = (int(m.group(1)), int(m.group(3)))
+            (allowed if m.group(2) == "CAN" else denied).append(pair)
+            if m.group(2) == "CANNOT":
+                out.at(f"denied:{pair[0]}-{pair[1]}", no, line)
+    if not allowed and not denied:
+        _connectivity(lines, allowed, denied, out)
+    disabled = _matrix_mean(lines, "Unidirectional P2P=Disabled Bandwidth Matrix")
+    enabled = _matrix_mean(lines, "Unidirectional P2P=Enabled Bandwidth")
+    data: dict[str, object] = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
+                               "p2p": "broken" if denied else ("ok" if allowed else None),
+                               "disabled_gbs": disabled, "enabled_gbs": enabled}
+    if enabled is not None and disabled is not None and not denied:
+        data["p2p"] = "ok" if enabled > disabled * 1.2 else "broken"
+        if data["p2p"] == "broken":
+            no = next(i for i, line in enumerate(lines, 1) if line.strip().startswith("Unidirectional P2P=Enabled"))
+            out.at("slow-p2p", no, f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)")
+    if data["p2p"] is None:
+        out.notes.append("neither 'CAN/CANNOT Access Peer' lines nor both bandwidth matrices found")
+    out.data = data if any(v not in (None, []) for v in data.values()) else {}  # nothing read: not this output
+    return out
+
+
+def parse_log(text: str, file: str) -> Parsed:
+    """Which known events the log shows, each with its first line."""
+    out = Parsed("engine-log", file)
+    seen: dict[str, int] = {}
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        if not ANY_EVENT.search(line):
+            continue
+        for key, pattern in LOG_PATTERNS.items():
+            if pattern.search(line):
+                seen[key] = seen.get(key, 0) + 1
+                out.at(key, no, line)
+    out.data = {"events": seen}
+    return out

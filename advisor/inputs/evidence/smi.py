@@ -1,0 +1,157 @@
+"""`nvidia-smi -q`, `nvidia-smi --query-gpu=... --format=csv` and `nvidia-smi nvlink --status`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from advisor.inputs.evidence import Parsed, clean
+
+
+def looks_like_query(text: str) -> bool:
+    """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections."""
+    if "Product Name" not in text:
+        return False
+    return bool(re.search(r"^\s*Product Name\s*:", text, re.M)) and bool(re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M))
+
+
+def looks_like_csv(text: str) -> bool:
+    """`--query-gpu ... --format=csv`: a header naming query fields, then rows."""
+    if ", " not in text and "," not in text:
+        return False
+    header = re.search(r"^\s*(index|name|pci\.bus_id|memory\.total)( \[[^]]*\])?\s*,", text, re.M)
+    return bool(header or re.search(r"^\d+, (NVIDIA |Tesla |Quadro )[^,\n]+(, [^,\n]+)*$", text, re.M))
+
+
+def looks_like_nvlink(text: str) -> bool:
+    """`nvidia-smi nvlink --status`: 'GPU n: NAME (UUID: ...)' then 'Link k: ...' lines."""
+    if "Link " not in text:
+        return False
+    return bool(re.search(r"^GPU \d+: .*\n(\s+Link \d+:)", text, re.M))
+
+
+def _mib(value: str) -> float | None:
+    m = re.search(r"([\d.]+)\s*MiB", value)
+    return float(m.group(1)) if m else None
+
+
+def parse_query(text: str, file: str) -> Parsed:
+    """Per GPU: name, UUID, serial, total memory, PCIe link, virtualization mode."""
+    out = Parsed("nvidia-smi-q", file)
+    gpus: list[dict[str, object]] = []
+    section = ""
+    current: dict[str, object] | None = None
+    for no, raw in enumerate(clean(text).split("\n"), 1):
+        line = raw.rstrip()
+        m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)", line)
+        if m:
+            current = {"bus_id": m.group(1)}
+            gpus.append(current)
+            out.at(f"gpu:{len(gpus) - 1}", no, line)
+            continue
+        if current is None:
+            continue
+        stripped = line.strip()
+        if stripped and ":" not in stripped:
+            section = stripped
+            continue
+        key, _, value = stripped.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "Product Name":
+            current["name"] = value
+            out.at(f"name:{len(gpus) - 1}", no, line)
+        elif key == "GPU UUID":
+            current["uuid"] = value
+        elif key == "Serial Number":
+            current["serial"] = value
+        elif key == "Total" and section.startswith("FB Memory Usage"):
+            current["memory_mib"] = _mib(value)
+            out.at(f"memory:{len(gpus) - 1}", no, line)
+        elif key == "Virtualization Mode":
+            current["virtualization"] = value
+            out.at(f"virtualization:{len(gpus) - 1}", no, line)
+        elif key == "Current" and section == "PCIe Generation":
+            current["pcie_gen"] = value
+        elif key == "Current" and section == "Link Width":
+            current["link_width"] = value
+        elif key == "Max" and section == "PCIe Generation":
+            current["pcie_gen_max"] = value
+    if not gpus:
+        out.notes.append("no 'GPU 0000:..' section found")
+    out.data = {"gpus": gpus}
+    modes = {str(g.get("virtualization", "")) for g in gpus}
+    if modes & {"Pass-Through", "VGPU", "Host VGPU"}:
+        out.data["virtualized"] = True
+    elif modes == {"None"}:
+        out.data["virtualized"] = False
+    return out
+
+
+def parse_csv(text: str, file: str) -> Parsed:
+    """Rows of `--query-gpu`: index, name, memory and bus id where the query asked for them."""
+    out = Parsed("nvidia-smi-csv", file)
+    lines = clean(text).split("\n")
+    start = next((i for i, line in enumerate(lines) if re.match(r"^\s*(index|name|pci\.bus_id|memory\.total)", line)), None)
+    if start is None:
+        start = next((i for i, line in enumerate(lines) if re.match(r"^\d+, ", line)), None)
+        if start is None:
+            out.notes.append("no CSV header or GPU rows found")
+            return out
+        out.notes.append("no header row: columns read as index, name, then bus id or memory by their form")
+        rows = [["index", "name"]] + list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+        width = max(len(r) for r in rows[1:])
+        guess = ["index", "name"] + [
+            "pci.bus_id" if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", rows[1][j]) else
+            ("memory.total" if "MiB" in rows[1][j] else f"column{j}") for j in range(2, width)]
+        rows[0] = guess
+        start -= 1
+    else:
+        rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    header = [h.strip().split(" [")[0] for h in rows[0]]
+    gpus = []
+    for offset, row in enumerate(rows[1:], start + 2):
+        if len(row) != len(header):
+            if any(c.strip() for c in row):
+                out.notes.append(f"line {offset}: {len(row)} fields where the header has {len(header)}; skipped")
+            continue
+        item = {h: c.strip() for h, c in zip(header, row)}
+        gpu: dict[str, object] = {"name": item.get("name")}
+        if item.get("index", "").isdigit():
+            gpu["index"] = int(item["index"])
+        if "memory.total" in item:
+            gpu["memory_mib"] = _mib(item["memory.total"] + (" MiB" if "MiB" not in item["memory.total"] else ""))
+        if "pci.bus_id" in item:
+            gpu["bus_id"] = item["pci.bus_id"]
+        gpus.append(gpu)
+        out.at(f"gpu:{len(gpus) - 1}", offset, ",".join(row))
+    out.data = {"gpus": gpus}
+    return out
+
+
+def parse_nvlink(text: str, file: str) -> Parsed:
+    """Active and inactive NVLinks per GPU, and their speed."""
+    out = Parsed("nvidia-smi-nvlink", file)
+    gpus: dict[int, dict[str, object]] = {}
+    current: int | None = None
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = re.match(r"^GPU (\d+): (.*?)(?: \(UUID: [^)]*\))?\s*$", line)
+        if m:
+            current = int(m.group(1))
+            gpus[current] = {"name": m.group(2), "active": 0, "inactive": 0, "speeds": []}
+            out.at(f"gpu:{current}", no, line)
+            continue
+        m = re.match(r"^\s+Link (\d+): (.*)$", line)
+        if m and current is not None:
+            state = m.group(2).strip()
+            speed = re.match(r"([\d.]+) GB/s", state)
+            if speed:
+                gpus[current]["active"] += 1  # type: ignore[operator]
+                gpus[current]["speeds"].append(float(speed.group(1)))  # type: ignore[attr-defined]
+            else:
+                gpus[current]["inactive"] += 1  # type: ignore[operator]
+                out.at(f"inactive:{current}", no, line)
+    if not gpus:
+        out.notes.append("no 'GPU n:' lines found")
+    out.data = {"gpus": gpus}
+    return out

@@ -1,0 +1,227 @@
+"""`nvidia-smi topo -m` and `nvidia-smi topo -p2p r|w|p` matrices.
+
+The matrix comes with tabs or spaces, with or without NIC rows (NIC0 or mlx5_0), CPU/NUMA affinity
+columns, a "GPU NUMA ID" column, legends, shell prompts and other commands around it. Paths are
+ranked by how far traffic travels: X < NV# < PIX < PXB < PHB < NODE < SYS (SOC is the old name of SYS).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+
+from advisor.inputs.evidence import Parsed, clean
+
+PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
+CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+P2P_CELL = re.compile(r"^(X|OK|NS|CNS|GNS|TNS|U)$")
+DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|[a-z]+\d*_\d+)$")
+
+
+def rank(cell: str) -> int:
+    """How far a path travels: 0 for the GPU itself, 1 for NVLink, up to 6 for SYS."""
+    if cell.startswith("NV"):
+        return PATH_RANK["NV"]
+    return PATH_RANK.get("SYS" if cell == "SOC" else cell, 9)
+
+
+def looks_like_topo(text: str) -> bool:
+    """A topo -m matrix: a header with GPU0 and rows of path codes (a topo -p2p matrix has X and OK/NS only)."""
+    if "GPU0" not in text or "GPU1" not in text:
+        return False
+    return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and bool(
+        re.search(r"^[ \t]*GPU\d+[ \t]+(?:\S+[ \t]+)*?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M))
+
+
+def looks_like_p2p(text: str) -> bool:
+    """A topo -p2p matrix: rows of OK / NS / CNS / TNS codes."""
+    if "GPU0" not in text:
+        return False
+    return bool(re.search(r"^\s*GPU0\s+X\s+(OK|NS|CNS|GNS|TNS|U)\b", text, re.M))
+
+
+def _header(line: str) -> list[str] | None:
+    tokens = line.split()
+    if "GPU0" not in tokens or tokens[0] not in ("GPU0",) and not line[:1].isspace():
+        return None
+    devices = [t for t in tokens if DEVICE.match(t)]
+    return devices if devices and devices[0] == "GPU0" else None
+
+
+def parse_topo(text: str, file: str) -> Parsed:
+    """The GPUs, NICs, the path between every pair, NVLink counts, CPU and NUMA affinity."""
+    out = Parsed("nvidia-smi-topo", file)
+    lines = clean(text).split("\n")
+    devices: list[str] | None = None
+    paths: dict[tuple[int, int], str] = {}
+    affinity: dict[int, str] = {}
+    numa: dict[int, str] = {}
+    nic_names: dict[str, str] = {}
+    header_line = 0
+    for no, line in enumerate(lines, 1):
+        if devices is None:
+            devices = _header(line)
+            header_line = no
+            if devices is not None:
+                out.at("header", no, line)
+            continue
+        tokens = line.split()
+        if not tokens:
+            continue
+        m = re.match(r"^\s*(NIC\d+)\s*:\s*(\S+)", line)
+        if m:
+            nic_names[m.group(1)] = m.group(2)
+            continue
+        row = tokens[0]
+        if row not in devices:
+            if tokens[0].startswith("Legend"):
+                break
+            continue
+        cells = tokens[1 : 1 + len(devices)]
+        if len(cells) < len(devices) or not all(CELL.match(c) for c in cells):
+            out.notes.append(f"line {no}: row {row} is incomplete or garbled; skipped")
+            continue
+        rest = tokens[1 + len(devices) :]
+        if row.startswith("GPU"):
+            i = int(row[3:])
+            for j, dev in enumerate(devices):
+                if dev.startswith("GPU") and dev != row:
+                    paths[(i, int(dev[3:]))] = "SYS" if cells[j] == "SOC" else cells[j]
+            if rest:
+                affinity[i] = rest[0]
+                out.at(f"affinity:{i}", no, line)
+            if len(rest) > 1:
+                numa[i] = rest[1]
+            out.at(f"row:{i}", no, line)
+    if devices is None:
+        out.notes.append("no topo -m header (a line with GPU0 GPU1 ...) found")
+        return out
+    gpus = sorted({int(d[3:]) for d in devices if d.startswith("GPU")})
+    seen_rows = {i for (i, _j) in paths}
+    if not seen_rows:
+        out.notes.append(f"line {header_line}: header found but no GPU rows could be read")
+        return out
+    missing = [g for g in gpus if g not in seen_rows]
+    if missing:
+        out.notes.append("rows missing for " + ", ".join(f"GPU{g}" for g in missing) + " (truncated?)")
+    nvlinks = {pair: int(cell[2:]) for pair, cell in paths.items() if cell.startswith("NV")}
+    out.data = {
+        "gpus": gpus,
+        "nics": [d for d in devices if not d.startswith("GPU")],
+        "nic_names": nic_names,
+        "paths": {f"{a}-{b}": cell for (a, b), cell in sorted(paths.items())},
+        "nvlinks": {f"{a}-{b}": n for (a, b), n in sorted(nvlinks.items())},
+        "cpu_affinity": affinity,
+        "numa_affinity": numa,
+        "nvlink_domains": nvlink_domains(gpus, nvlinks),
+    }
+    return out
+
+
+def nvlink_domains(gpus: list[int], nvlinks: dict[tuple[int, int], int]) -> list[list[int]]:
+    """GPUs joined by NVLink, directly or through others (connected components)."""
+    parent = {g: g for g in gpus}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in nvlinks:
+        if a in parent and b in parent:
+            parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for g in gpus:
+        groups.setdefault(find(g), []).append(g)
+    return sorted(groups.values())
+
+
+def nvlink_kind(gpus: list[int], nvlinks: dict[str, int]) -> str:
+    """The NVLink setting a topology shows: NVLink between every pair of more than two GPUs is an
+    NVSwitch; otherwise the largest group joined pairwise by NVLink makes 2-way or 4-way bridges."""
+    pairs = {frozenset(int(x) for x in key.split("-")) for key in nvlinks}
+    n = len(gpus)
+    if not pairs:
+        return "none"
+    if n > 2 and len(pairs) == n * (n - 1) // 2:
+        return "nvswitch"
+    best = 2
+    for size in range(min(n, 8), 2, -1):
+        if any(all(frozenset(p) in pairs for p in combinations(group, 2)) for group in combinations(gpus, size)):
+            best = size
+            break
+    return "bridge-2" if best <= 2 else "bridge-4"
+
+
+def path(paths: dict[str, str], a: int, b: int) -> str | None:
+    """The path between two GPUs, from either direction of the matrix."""
+    return paths.get(f"{a}-{b}") or paths.get(f"{b}-{a}")
+
+
+def worst_path(paths: dict[str, str], group: list[int]) -> str | None:
+    """The farthest path between any two GPUs of a group."""
+    cells = [path(paths, a, b) for a, b in combinations(group, 2)]
+    known = [c for c in cells if c]
+    return max(known, key=rank) if known else None
+
+
+def best_grouping(paths: dict[str, str], gpus: list[int], size: int, limit: int = 20000) -> tuple[list[list[int]], str | None]:
+    """Groups of `size` GPUs whose worst path is shortest (greedy over candidate groups), and that path."""
+    if size < 2 or size > len(gpus):
+        return [], None
+    pool = list(gpus)
+    groups: list[list[int]] = []
+    worst: str | None = None
+    while len(pool) >= size:
+        best: tuple[int, list[int]] | None = None
+        for n, combo in enumerate(combinations(pool, size)):
+            if n >= limit:
+                break
+            w = worst_path(paths, list(combo))
+            r = rank(w) if w else 9
+            if best is None or r < best[0]:
+                best = (r, list(combo))
+                if r <= 1:
+                    break
+        assert best is not None
+        groups.append(best[1])
+        w = worst_path(paths, best[1])
+        if w and (worst is None or rank(w) > rank(worst)):
+            worst = w
+        pool = [g for g in pool if g not in best[1]]
+    return groups, worst
+
+
+def parse_p2p(text: str, file: str) -> Parsed:
+    """`nvidia-smi topo -p2p r|w|p`: OK or the reason peer-to-peer is not supported, per pair."""
+    out = Parsed("nvidia-smi-p2p", file)
+    lines = clean(text).split("\n")
+    devices: list[str] | None = None
+    status: dict[str, str] = {}
+    for no, line in enumerate(lines, 1):
+        tokens = line.split()
+        if devices is None:
+            if tokens and tokens[0] == "GPU0" and all(t.startswith("GPU") for t in tokens):
+                devices = tokens
+            continue
+        if not tokens or tokens[0] not in devices:
+            if tokens and tokens[0].startswith("Legend"):
+                break
+            continue
+        cells = tokens[1 : 1 + len(devices)]
+        if len(cells) < len(devices) or not all(P2P_CELL.match(c) for c in cells):
+            out.notes.append(f"line {no}: row {tokens[0]} is incomplete; skipped")
+            continue
+        i = int(tokens[0][3:])
+        for j, dev in enumerate(devices):
+            if dev != tokens[0]:
+                status[f"{i}-{int(dev[3:])}"] = cells[j]
+                if cells[j] != "OK":
+                    out.at(f"p2p:{i}-{int(dev[3:])}", no, line)
+        out.at(f"row:{i}", no, line)
+    if not status:
+        out.notes.append("no topo -p2p matrix found")
+        return out
+    out.data = {"p2p": status, "all_ok": all(v == "OK" for v in status.values())}
+    return out

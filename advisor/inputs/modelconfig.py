@@ -1,0 +1,144 @@
+"""Reading a Hugging Face config.json into a catalogue model, and estimating parameter counts.
+
+The catalogue's `config:` block uses one set of key names; real config.json files name the same
+things differently (num_local_experts, n_routed_experts, experts_per_token, text_config, ...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import InputError
+from advisor.kb.knowledge import Citation, Model
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+# catalogue key -> config.json keys that may hold it, first match wins
+ALIASES: dict[str, tuple[str, ...]] = {
+    "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "num_attention_heads": ("num_attention_heads", "n_head"),
+    "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_kv_heads"),
+    "head_dim": ("head_dim",),
+    "intermediate_size": ("intermediate_size", "ffn_hidden_size"),
+    "vocab_size": ("vocab_size",),
+    "max_position_embeddings": ("max_position_embeddings",),
+    "num_experts": ("num_experts", "num_local_experts", "n_routed_experts"),
+    "num_experts_per_tok": ("num_experts_per_tok", "experts_per_token", "moe_topk"),
+    "num_shared_experts": ("n_shared_experts", "num_shared_experts"),
+    "moe_intermediate_size": ("moe_intermediate_size",),
+    "kv_lora_rank": ("kv_lora_rank",),
+    "qk_rope_head_dim": ("qk_rope_head_dim",),
+    "sliding_window": ("sliding_window",),
+}
+
+
+def _pick(raw: Mapping[str, Any], key: str) -> Any:
+    for name in ALIASES[key]:
+        value = raw.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The catalogue's config block from a config.json mapping; InputError when a needed key is missing."""
+    if isinstance(raw.get("text_config"), Mapping):
+        raw = {**raw, **raw["text_config"]}
+    config = {key: _pick(raw, key) for key in ALIASES}
+    for key in ("num_hidden_layers", "hidden_size", "num_attention_heads"):
+        value = config[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(f"config.json has no usable {key!r} (found {value!r})", where=where)
+    if config["num_key_value_heads"] is None:
+        config["num_key_value_heads"] = config["num_attention_heads"]
+    if config["head_dim"] is None and config["kv_lora_rank"] is None:
+        config["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
+    experts = config["num_experts"]
+    if experts:
+        if config["moe_intermediate_size"] is None:
+            config["moe_intermediate_size"] = config["intermediate_size"]
+        layers = config["num_hidden_layers"]
+        dense_first = int(raw.get("first_k_dense_replace") or 0)
+        step = int(raw.get("decoder_sparse_step") or raw.get("interleave_moe_layer_step") or 1)
+        mlp_only = raw.get("mlp_only_layers") or []
+        config["moe_layers"] = sum(
+            1 for i in range(layers) if i >= dense_first and (i + 1) % step == 0 and i not in mlp_only
+        )
+    else:
+        config["moe_layers"] = None
+    return config
+
+
+def estimate_params(config: Mapping[str, Any], tied: bool = False) -> tuple[float, float]:
+    """Total and active parameters of a GQA/MHA transformer from its config (embeddings, attention, FFN)."""
+    h = config["hidden_size"]
+    layers = config["num_hidden_layers"]
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads") or heads
+    hd = config.get("head_dim") or h // heads
+    vocab = config.get("vocab_size") or 0
+    embed = vocab * h * (1 if tied else 2)
+    attention = h * heads * hd * 2 + 2 * h * kv * hd
+    inter = config.get("intermediate_size") or 0
+    experts = config.get("num_experts") or 0
+    if not experts:
+        total = embed + layers * (attention + 3 * h * inter)
+        return float(total), float(total)
+    moe_layers = config.get("moe_layers") or layers
+    expert = 3 * h * (config.get("moe_intermediate_size") or inter)
+    shared = (config.get("num_shared_experts") or 0) * expert
+    top_k = config.get("num_experts_per_tok") or 1
+    dense_layers = layers - moe_layers
+    base = embed + layers * attention + dense_layers * 3 * h * inter + moe_layers * (shared + h * experts)
+    return float(base + moe_layers * experts * expert), float(base + moe_layers * top_k * expert)
+
+
+def model_from_config(path: Path) -> Model:
+    """A model built from a Hugging Face config.json file, parameters estimated from its shape."""
+    where = str(path)
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise InputError("config.json larger than 4 MiB; not a model config", where=where)
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file (a model name or a path to a config.json)", where=where) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where=where) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not valid JSON: {exc}", where=where) from None
+    if not isinstance(raw, dict):
+        raise InputError("config.json should hold a JSON object", where=where)
+    config = normalise(raw, where)
+    mla = config["kv_lora_rank"] is not None
+    if mla:
+        raise InputError(
+            "MLA configs (kv_lora_rank) need a published parameter count; use the catalogue entry",
+            where=where,
+            hint="e.g. --model deepseek-v3",
+        )
+    total, active = estimate_params(config, bool(raw.get("tie_word_embeddings")))
+    quant = raw.get("quantization_config") or {}
+    method = str(quant.get("quant_method", "")).lower() if isinstance(quant, Mapping) else ""
+    native = method if method in ("fp8", "mxfp4") else "bf16"
+    name = raw.get("_name_or_path") or path.parent.name or path.stem
+    arch = ", ".join(raw.get("architectures") or []) or "unknown architecture"
+    cite = Citation(source="advisor-derivation", locator=f"config.json read from {path.name}")
+    return Model(
+        id=f"config:{path.name}",
+        name=f"{name} ({arch}, from config.json)",
+        aliases=(),
+        kind="moe" if config["num_experts"] else "dense",
+        attention="gqa" if config["num_key_value_heads"] < config["num_attention_heads"] else "mha",
+        native_precision=native,
+        config=config,
+        params_b=total / 1e9,
+        active_params_b=active / 1e9,
+        checkpoints=(),
+        cite={"config": cite, "params_b": cite},
+        notes="parameters estimated from the config's shapes (embeddings, attention, feed-forward)",
+        where=where,
+    )

@@ -1,0 +1,165 @@
+"""`advisor rules check`: the well-formedness check of the rule base and the knowledge base.
+
+It names every failing id: citations that do not resolve or quote words the source does not
+contain, facts or formulas that are unknown, missing translations, duplicate ids, conflicts that
+point nowhere, catalogue figures without a source, and rules that none of their own cases fire
+(or that fire where a case says they must stay quiet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.core.engine import Engine
+from advisor.errors import AdvisorError
+from advisor.kb.knowledge import Citation, Knowledge
+from advisor.core.records import Recommendation
+from advisor.kb.rules import Rule
+
+SOURCE_KINDS = ("seed", "primary", "vendor", "measurement", "config", "derivation")
+GPU_FIGURES = ("memory_gb", "memory_bandwidth_gbs", "pcie_gen", "nvlink_gbs_per_direction")
+
+
+@dataclass
+class Report:
+    """Problems found, each prefixed with the id it concerns; empty when all is well."""
+
+    problems: list[str] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+
+    def add(self, where: str, message: str) -> None:
+        """Record one problem."""
+        self.problems.append(f"{where}: {message}")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("’", "'").replace("“", '"').replace("”", '"').split()).lower()
+
+
+def check_citation(kb: Knowledge, c: Citation, where: str, report: Report) -> None:
+    """A citation must name a known source; its quote must stand in one of that source's quotes."""
+    source = kb.sources.get(c.source)
+    if source is None:
+        report.add(where, f"cites unknown source {c.source!r}")
+        return
+    if c.quote and source.quotes:
+        wanted = _norm(c.quote)
+        if not any(wanted in _norm(q.text) for q in source.quotes):
+            report.add(where, f"quote not found in source {c.source!r}: {c.quote[:60]!r}")
+    elif c.quote:
+        report.add(where, f"quotes {c.quote[:40]!r} but source {c.source!r} records no quotes")
+
+
+def fired_anywhere(rec: Recommendation, rule_id: str) -> bool:
+    """Whether a rule fired on the chosen layout, the scenario, or any listed alternative."""
+    return rec.finding(rule_id) is not None or any(rule_id in a.rules for a in rec.alternatives)
+
+
+def run_case(engine: Engine, case: dict[str, Any], lang: str = "en") -> Recommendation:
+    """Evaluate one rule case (a scenario mapping)."""
+    from advisor.inputs.scenario import build
+
+    return engine.evaluate(build(case, engine.kb, where="case"), lang)
+
+
+def case_fires(engine: Engine, rule: Rule, case: dict[str, Any]) -> bool:
+    """Whether `rule` fires for a case: through `size` for sizing rules, else through `recommend`."""
+    if rule.scope == "audit":
+        return bool(rule.when.evaluate(dict(case.get("facts") or {})))
+    if rule.scope == "sizing":
+        from advisor.size import size
+
+        return any(f.rule == rule.id for f in size(engine, case, where="case").purchase)
+    return fired_anywhere(run_case(engine, case), rule.id)
+
+
+def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> None:
+    """Every rule fires on each of its `fires` cases and stays quiet on each `quiet` case."""
+    for rule in rules:
+        if not rule.cases_fire:
+            report.add(f"rule {rule.id}", "has no case that fires it (cases.fires)")
+        if not rule.cases_quiet:
+            report.add(f"rule {rule.id}", "has no case where it stays quiet (cases.quiet)")
+        for kind, cases, expected in (("fires", rule.cases_fire, True), ("quiet", rule.cases_quiet, False)):
+            for i, case in enumerate(cases):
+                try:
+                    fired = case_fires(engine, rule, dict(case))
+                except AdvisorError as exc:
+                    report.add(f"rule {rule.id} {kind}[{i}]", f"case is not a valid scenario: {exc.one_line()}")
+                    continue
+                if fired != expected:
+                    report.add(
+                        f"rule {rule.id} {kind}[{i}]",
+                        "the case does not fire the rule" if expected else "the rule fires where the case says it stays quiet",
+                    )
+
+
+def check(engine: Engine, run_cases: bool = True) -> Report:
+    """Walk every rule, formula, fact, source, GPU, model and conflict; return the problems found."""
+    kb, base = engine.kb, engine.rules
+    report = Report()
+    for sid, s in kb.sources.items():
+        if s.kind not in SOURCE_KINDS:
+            report.add(f"source {sid}", f"kind {s.kind!r} is not one of {', '.join(SOURCE_KINDS)}")
+        if not s.trust:
+            report.add(f"source {sid}", "has no trust note")
+    for rule in base.rules.values():
+        for c in rule.cite:
+            check_citation(kb, c, f"rule {rule.id}", report)
+        for cid in rule.conflicts:
+            if cid not in kb.conflicts:
+                report.add(f"rule {rule.id}", f"names unknown conflict {cid!r}")
+    for f in kb.formulas.values():
+        check_citation(kb, f.cite, f"formula {f.id}", report)
+    for name, spec in kb.facts.items():
+        if spec.kind == "input" and spec.question is None:
+            report.add(f"fact {name}", "an input fact needs a question in English and German")
+    for g in kb.gpus.values():
+        for key, c in g.cite.items():
+            check_citation(kb, c, f"gpu {g.id} {key}", report)
+        for key in GPU_FIGURES:
+            if getattr(g, key) is not None and key not in g.cite:
+                report.add(f"gpu {g.id}", f"figure {key} has no citation")
+    for link in kb.links.values():
+        for key, c in link.cite.items():
+            check_citation(kb, c, f"link {link.id} {key}", report)
+        if "gbs_per_direction" not in link.cite:
+            report.add(f"link {link.id}", "bandwidth has no citation")
+    for m in kb.models.values():
+        for key, c in m.cite.items():
+            check_citation(kb, c, f"model {m.id} {key}", report)
+        for ck in m.checkpoints:
+            check_citation(kb, ck.cite, f"model {m.id} checkpoint {ck.precision}", report)
+            if ck.precision not in kb.precisions:
+                report.add(f"model {m.id}", f"checkpoint precision {ck.precision!r} is unknown")
+        for key in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads"):
+            if not isinstance(m.config.get(key), int):
+                report.add(f"model {m.id}", f"config.{key} must be a whole number")
+        if "config" not in m.cite:
+            report.add(f"model {m.id}", "config values have no citation")
+    for p in kb.precisions.values():
+        check_citation(kb, p.cite, f"precision {p.id}", report)
+    for platform in kb.platforms.values():
+        if platform.gpu not in kb.gpus:
+            report.add(f"platform {platform.id}", f"names unknown GPU {platform.gpu!r}")
+    for conflict in kb.conflicts.values():
+        if len(conflict.claims) < 2:
+            report.add(f"conflict {conflict.id}", "needs at least two claims")
+        for claim in conflict.claims:
+            check_citation(kb, Citation(claim.source, claim.locator, claim.quote), f"conflict {conflict.id}", report)
+    for order, keys in base.selection.items():
+        if not keys:
+            report.add(f"selection {order}", "has no keys")
+    for needed in ("throughput", "latency", "capacity", "training"):
+        if needed not in base.selection:
+            report.add("selection", f"no order named {needed!r}")
+    if run_cases:
+        check_rule_cases(engine, base.rules.values(), report)
+    report.checked = {
+        "rules": len(base.rules), "formulas": len(kb.formulas), "facts": len(kb.facts), "sources": len(kb.sources),
+        "gpus": len(kb.gpus), "models": len(kb.models), "links": len(kb.links), "conflicts": len(kb.conflicts),
+        "platforms": len(kb.platforms),
+    }
+    return report
