@@ -9,199 +9,22 @@ can show: paths between the GPUs of a TP group, measured bus bandwidth, NCCL set
 from __future__ import annotations
 
 import datetime as dt
-import re
 from itertools import combinations
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from advisor import collect
 from advisor.core.engine import Engine
-from advisor.errors import AdvisorError, InputError
-from advisor.inputs.evidence import MAX_TEXT, Evidence, Parsed
-from advisor.inputs.evidence import kernel
-from advisor.inputs.evidence import launch
-from advisor.inputs.evidence import nccl
-from advisor.inputs.evidence import smi
-from advisor.inputs.evidence import topo
-from advisor.core.facts import Origin
+from advisor.core.facts import Facts, Origin
 from advisor.core.layouts import Layout
-from advisor.core.records import Finding, Recommendation, Unknown
-from advisor.kb.rules import SEVERITIES
+from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Unknown
+from advisor.errors import AdvisorError, InputError
+from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
+from advisor.inputs.evidence.registry import parse_files
 from advisor.inputs.scenario import build
-from advisor.yamlio import loads
+from advisor.kb.rules import SEVERITIES
 
-SCHEMA = "advisor.audit/1"
-SKIP_NAMES = {".git", "__pycache__", ".venv"}
-
-
-def _looks_like_deployment(text: str) -> bool:
-    return bool(re.search(r"^(deployment|model|hardware|accept)\s*:", text, re.M)) and not re.search(
-        r"^(services|apiVersion)\s*:", text, re.M
-    )
-
-
-def _parse_deployment(text: str, file: str) -> Parsed:
-    out = Parsed("deployment", file)
-    try:
-        data = loads(text, file)
-    except AdvisorError as exc:
-        out.notes.append(exc.one_line())
-        return out
-    if not isinstance(data, dict):
-        out.notes.append("not a YAML mapping")
-        return out
-    out.data = dict(data)
-    for no, line in enumerate(text.split("\n"), 1):
-        key = line.split(":")[0].strip()
-        if key in ("model", "deployment", "tp", "pp", "dp", "ep", "gpus", "accept"):
-            out.at(key, no, line)
-    return out
-
-
-READERS: tuple[tuple[str, Any, Any], ...] = (
-    ("collect-manifest", collect.looks_like_manifest, collect.parse_manifest),
-    ("deployment", _looks_like_deployment, _parse_deployment),
-    ("nvidia-smi-topo", topo.looks_like_topo, topo.parse_topo),
-    ("nvidia-smi-p2p", topo.looks_like_p2p, topo.parse_p2p),
-    ("nvidia-smi-q", smi.looks_like_query, smi.parse_query),
-    ("nvidia-smi-csv", smi.looks_like_csv, smi.parse_csv),
-    ("nvidia-smi-nvlink", smi.looks_like_nvlink, smi.parse_nvlink),
-    ("cmdline", kernel.looks_like_cmdline, kernel.parse_cmdline),
-    ("dmesg", kernel.looks_like_dmesg, kernel.parse_dmesg),
-    ("lspci", kernel.looks_like_lspci, kernel.parse_lspci),
-    ("launch", launch.looks_like_launch, launch.parse_launch),
-    ("nccl-tests", nccl.looks_like_allreduce, nccl.parse_allreduce),
-    ("p2p-bandwidth-test", nccl.looks_like_p2p_test, nccl.parse_p2p_test),
-    ("engine-log", nccl.looks_like_log, nccl.parse_log),
-)
-
-
-@dataclass
-class InputFile:
-    """One file given to the audit: what it was recognised as, and what could not be read."""
-
-    path: str
-    kinds: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class AuditResult:
-    """Everything the audit concluded."""
-
-    inputs: list[InputFile]
-    facts: dict[str, Any]
-    findings: list[Finding]
-    unknowns: list[Unknown]
-    recommendation: Recommendation | None
-    topology: dict[str, Any] = field(default_factory=dict)
-    groups: list[list[int]] = field(default_factory=list)
-    lang: str = "en"
-    problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
-
-    def summary(self) -> dict[str, int]:
-        """Unsuppressed findings per severity."""
-        counts = {s: 0 for s in reversed(SEVERITIES)}
-        for f in self.findings:
-            if not f.suppressed:
-                counts[f.severity] += 1
-        return counts
-
-    def worst(self) -> str | None:
-        """The most severe unsuppressed finding's severity."""
-        live = [SEVERITIES.index(f.severity) for f in self.findings if not f.suppressed]
-        return SEVERITIES[max(live)] if live else None
-
-
-def read_text(path: Path, note: list[str]) -> str | None:
-    """A file's text, or None with a note when it is empty, binary or too large."""
-    try:
-        size = path.stat().st_size
-        if size == 0:
-            note.append("empty file")
-            return None
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_TEXT + 1)
-    except OSError as exc:
-        note.append(f"cannot read: {exc.strerror or exc}")
-        return None
-    if len(raw) > MAX_TEXT:
-        note.append(f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read")
-        raw = raw[:MAX_TEXT]
-    head = raw[:8192]
-    if b"\x00" in head:
-        note.append("binary data, not a text output; skipped")
-        return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        if text.count("\ufffd") > len(text) // 10:
-            note.append("not a text file (undecodable bytes); skipped")
-            return None
-        note.append("not valid UTF-8; read with replacement characters")
-        return text
-
-
-def collect_files(paths: Iterable[Path]) -> list[Path]:
-    """Files named, and the files inside folders named, in a stable order."""
-    files: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            files += sorted(
-                f for f in p.rglob("*") if f.is_file() and not any(part in SKIP_NAMES for part in f.parts)
-            )
-        else:
-            files.append(p)
-    return files
-
-
-def parse_files(paths: Iterable[Path]) -> tuple[list[InputFile], list[Parsed]]:
-    """Recognise and parse every file; a file no reader knows gets a note, never an error."""
-    inputs: list[InputFile] = []
-    parsed: list[Parsed] = []
-    for path in collect_files(paths):
-        item = InputFile(str(path))
-        inputs.append(item)
-        if not path.exists():
-            item.notes.append("no such file")
-            continue
-        text = read_text(path, item.notes)
-        if text is None:
-            continue
-        for kind, detect, parse in READERS:
-            try:
-                if not detect(text):
-                    continue
-                result = parse(text, str(path))
-            except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
-                item.notes.append(f"{kind}: could not be read ({type(exc).__name__}: {exc})")
-                continue
-            item.notes += [f"{kind}: {n}" for n in result.notes]
-            if result.data:
-                item.kinds.append(kind)
-                parsed.append(result)
-        if not item.kinds and not any("skipped" in n or "empty" in n for n in item.notes):
-            item.notes.append("not recognised as any known output")
-    return inputs, parsed
-
-
-@dataclass
-class Facts:
-    """Facts read from the evidence, each with where it was read."""
-
-    values: dict[str, Any] = field(default_factory=dict)
-    where: dict[str, Evidence] = field(default_factory=dict)
-
-    def put(self, name: str, value: Any, evidence: Evidence | None) -> None:
-        """Set a fact unless an earlier, more direct source already did."""
-        if value is None or name in self.values:
-            return
-        self.values[name] = value
-        if evidence is not None:
-            self.where[name] = evidence
 
 
 def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:
@@ -532,15 +355,6 @@ def _public_facts(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any], grou
         "tp_groups": groups,
         **{k: v for k, v in f.values.items() if k not in ("tp_link", "tp_spans_nvlink_domains")},
     }
-
-
-@dataclass
-class FleetItem:
-    """One bundle of a fleet audit: its result, or why it could not be audited."""
-
-    path: str
-    result: AuditResult | None
-    error: str | None = None
 
 
 _WORKER_ENGINE: Engine | None = None

@@ -21,7 +21,7 @@ from pathlib import Path
 from advisor import __version__
 from advisor.errors import InputError
 
-SCHEMA = "advisor.collect/1"
+from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
 TIMEOUT_S = 30
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
 KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z_]+|VLLM_[A-Z_]+)=")
@@ -137,25 +137,3 @@ def collect(out: Path) -> dict[str, object]:
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
-
-
-def looks_like_manifest(text: str) -> bool:
-    """The manifest.json that `advisor collect` writes."""
-    return f'"schema": "{SCHEMA}"' in text
-
-
-def parse_manifest(text: str, file: str):  # type: ignore[no-untyped-def]
-    """The collect manifest: which commands were missing or failed, as notes for the audit report."""
-    from advisor.inputs.evidence import Parsed
-
-    out = Parsed("collect-manifest", file)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        out.notes.append(f"unreadable manifest: {exc}")
-        return out
-    for step in data.get("steps", []):
-        if step.get("status") not in ("ok",):
-            out.notes.append(f"{step.get('command')}: {step.get('status')} ({step.get('detail')})")
-    out.data = {"nvidia_gpus": data.get("nvidia_gpus"), "summary": data.get("summary"), "steps": len(data.get("steps", []))}
-    return out

@@ -10,52 +10,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from advisor.i18n import format_number
 from advisor.core.engine import Engine
 from advisor.errors import InputError
-from advisor.kb.knowledge import Knowledge, Platform
+from advisor.kb.knowledge import Knowledge
 from advisor.i18n import label
-from advisor.core.records import Finding, Recommendation
+from advisor.core.records import SIZING_SCHEMA as SCHEMA
+from advisor.core.records import Finding, SizeRow, Sizing
 from advisor.inputs.scenario import build
 
-SCHEMA = "advisor.sizing/1"
-
-
-@dataclass
-class SizeRow:
-    """One platform's answer."""
-
-    platform: Platform
-    gpus: int
-    status: str  # one-card | split | no-fit
-    rec: Recommendation
-
-    @property
-    def conversations(self) -> int | None:
-        """Conversations the chosen layout holds."""
-        return self.rec.figures.get("conversations")
-
-    def serves(self, users: int | None) -> bool:
-        """Whether the platform holds the users (any fit counts when no user count is given)."""
-        if self.rec.layout is None:
-            return False
-        return users is None or (self.conversations or 0) >= users
-
-
-@dataclass
-class Sizing:
-    """All rows, the smallest platform that serves, and the purchase advice."""
-
-    input: dict[str, Any]
-    rows: list[SizeRow]
-    smallest: SizeRow | None
-    purchase: list[Finding]
-    facts: dict[str, Any] = field(default_factory=dict)
-    lang: str = "en"
 
 
 def size(

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.audit import READERS, parse_files
+from advisor.inputs.evidence.registry import READERS, parse_files
 from advisor.errors import AdvisorError
 from advisor.inputs.evidence import Parsed
 from advisor.kb.expr import parse as parse_expr

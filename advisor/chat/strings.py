@@ -38,7 +38,5 @@ def format_value(value: Any, lang: str) -> str:
     if isinstance(value, bool):
         return t("yes" if value else "no", lang)
     if isinstance(value, (int, float)):
-        from advisor.i18n import number
-
         return number(value, None, lang)
     return "—" if value is None else str(value)

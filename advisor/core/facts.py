@@ -6,10 +6,11 @@ unknown and the advisor can say which question would settle them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.kb.knowledge import Citation, Gpu, Knowledge
+from advisor.inputs.evidence import Evidence
 from advisor.inputs.scenario import Scenario
 
 DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
@@ -117,3 +118,19 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")
     put("nvlink_domains_per_node", -(-per_node // domain), "derived", f"{per_node} GPUs / {domain} per domain")
     return env, origin
+
+
+@dataclass
+class Facts:
+    """Facts read from the evidence, each with where it was read."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    where: dict[str, Evidence] = field(default_factory=dict)
+
+    def put(self, name: str, value: Any, evidence: Evidence | None) -> None:
+        """Set a fact unless an earlier, more direct source already did."""
+        if value is None or name in self.values:
+            return
+        self.values[name] = value
+        if evidence is not None:
+            self.where[name] = evidence

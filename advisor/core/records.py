@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from advisor.kb.knowledge import Citation
+from advisor.kb.knowledge import Citation, Platform
 from advisor.core.layouts import Layout
+from advisor.inputs.evidence import InputFile
+from advisor.kb.rules import SEVERITIES
 
 
 @dataclass(frozen=True)
@@ -114,3 +116,78 @@ class Recommendation:
         """The finding of a rule, if it fired."""
         return next((f for f in self.findings if f.rule == rule_id), None)
 
+
+AUDIT_SCHEMA = "advisor.audit/1"
+
+
+@dataclass
+class AuditResult:
+    """Everything the audit concluded."""
+
+    inputs: list[InputFile]
+    facts: dict[str, Any]
+    findings: list[Finding]
+    unknowns: list[Unknown]
+    recommendation: Recommendation | None
+    topology: dict[str, Any] = field(default_factory=dict)
+    groups: list[list[int]] = field(default_factory=list)
+    lang: str = "en"
+    problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
+
+    def summary(self) -> dict[str, int]:
+        """Unsuppressed findings per severity."""
+        counts = {s: 0 for s in reversed(SEVERITIES)}
+        for f in self.findings:
+            if not f.suppressed:
+                counts[f.severity] += 1
+        return counts
+
+    def worst(self) -> str | None:
+        """The most severe unsuppressed finding's severity."""
+        live = [SEVERITIES.index(f.severity) for f in self.findings if not f.suppressed]
+        return SEVERITIES[max(live)] if live else None
+
+
+@dataclass
+class FleetItem:
+    """One bundle of a fleet audit: its result, or why it could not be audited."""
+
+    path: str
+    result: AuditResult | None
+    error: str | None = None
+
+
+SIZING_SCHEMA = "advisor.sizing/1"
+
+
+@dataclass
+class SizeRow:
+    """One platform's answer."""
+
+    platform: Platform
+    gpus: int
+    status: str  # one-card | split | no-fit
+    rec: Recommendation
+
+    @property
+    def conversations(self) -> int | None:
+        """Conversations the chosen layout holds."""
+        return self.rec.figures.get("conversations")
+
+    def serves(self, users: int | None) -> bool:
+        """Whether the platform holds the users (any fit counts when no user count is given)."""
+        if self.rec.layout is None:
+            return False
+        return users is None or (self.conversations or 0) >= users
+
+
+@dataclass
+class Sizing:
+    """All rows, the smallest platform that serves, and the purchase advice."""
+
+    input: dict[str, Any]
+    rows: list[SizeRow]
+    smallest: SizeRow | None
+    purchase: list[Finding]
+    facts: dict[str, Any] = field(default_factory=dict)
+    lang: str = "en"

@@ -14,9 +14,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import AdvisorError, InputError, KnowledgeError
+from advisor.errors import InputError, KnowledgeError
 from advisor.fuzzy import closest
-from advisor.i18n import LANGS, Text
+from advisor.i18n import Text
 from advisor.kb.paths import knowledge_dir
 from advisor.yamlio import line_of, load_file
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor import __version__
-from advisor.audit import SCHEMA, AuditResult
+from advisor.core.records import AUDIT_SCHEMA as SCHEMA
+from advisor.core.records import AuditResult
 from advisor.core.engine import Engine
 from advisor.inputs.evidence.topo import path as pair_path
 from advisor.i18n import label

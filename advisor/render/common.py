@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.i18n import COUNT_UNITS, format_number, number
+from advisor.i18n import number
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.i18n import label
 from advisor.core.records import FigureTrace, Finding, Recommendation

@@ -47,3 +47,11 @@ def clean(text: str) -> str:
     """Text as parsers want it: no ANSI colours, no carriage returns, no NUL bytes."""
     return ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
 
+
+@dataclass
+class InputFile:
+    """One file given to the audit: what it was recognised as, and what could not be read."""
+
+    path: str
+    kinds: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,29 @@
+"""manifest.json of `advisor collect`: which commands were missing or failed on the host."""
+
+from __future__ import annotations
+
+import json
+
+from advisor.inputs.evidence import Parsed
+
+SCHEMA = "advisor.collect/1"
+
+
+def looks_like_manifest(text: str) -> bool:
+    """The manifest.json that `advisor collect` writes."""
+    return f'"schema": "{SCHEMA}"' in text
+
+
+def parse_manifest(text: str, file: str) -> Parsed:
+    """The collect manifest: which commands were missing or failed, as notes for the audit report."""
+    out = Parsed("collect-manifest", file)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        out.notes.append(f"unreadable manifest: {exc}")
+        return out
+    for step in data.get("steps", []):
+        if step.get("status") not in ("ok",):
+            out.notes.append(f"{step.get('command')}: {step.get('status')} ({step.get('detail')})")
+    out.data = {"nvidia_gpus": data.get("nvidia_gpus"), "summary": data.get("summary"), "steps": len(data.get("steps", []))}
+    return out
