@@ -287,15 +287,14 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
         env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
     _busbw_facts(f, parsed, env)
     env.update(f.values)
-    findings = list(rec.findings) if rec else []
-    for rule in engine.rules.rules.values():
-        if rule.scope == "audit" and rule.when.evaluate(env):
-            findings.append(engine.finding(rule, env, rec.trace if rec else {}, origins, lang, rec.layout if rec else None))
+    host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, lang, rec.layout if rec else None)
+    findings = (list(rec.findings) if rec else []) + host.findings
+    firings = (list(rec.firings) if rec else []) + host.firings
     findings = [_with_evidence(x, engine, f) for x in findings]
     findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
     findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
     facts = _public_facts(f, raw, dep, groups)
-    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang, problems)
+    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang, problems, firings)
 
 
 def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:

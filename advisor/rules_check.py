@@ -67,7 +67,8 @@ def run_case(engine: Engine, case: dict[str, Any], lang: str = "en") -> Recommen
 def case_fires(engine: Engine, rule: Rule, case: dict[str, Any]) -> bool:
     """Whether `rule` fires for a case: through `size` for sizing rules, else through `recommend`."""
     if rule.scope == "audit":
-        return bool(rule.when.evaluate(dict(case.get("facts") or {})))
+        host = engine.evaluate_scope("audit", dict(case.get("facts") or {}))
+        return any(f.rule == rule.id for f in host.findings)
     if rule.scope == "sizing":
         from advisor.size import size
 

@@ -19,7 +19,7 @@ from advisor.errors import InputError
 from advisor.kb.knowledge import Knowledge
 from advisor.i18n import label
 from advisor.core.records import SIZING_SCHEMA as SCHEMA
-from advisor.core.records import Finding, SizeRow, Sizing
+from advisor.core.records import SizeRow, Sizing
 from advisor.inputs.scenario import build
 
 
@@ -66,8 +66,8 @@ def size(
     serving = [r for r in rows if r.serves(users)]
     smallest = min(serving, key=lambda r: (r.gpus, _warned(r), r.platform.nodes, kb.gpus[r.platform.gpu].memory_gib), default=None)
     facts = _sizing_facts(rows, kb, users)
-    purchase = _purchase(engine, facts, lang)
-    return Sizing(rows[0].rec.input, rows, smallest, purchase, facts, lang)
+    purchase = engine.evaluate_scope("sizing", facts, lang=lang)
+    return Sizing(rows[0].rec.input, rows, smallest, purchase.findings, facts, lang, purchase.firings)
 
 
 def _warned(row: SizeRow) -> bool:
@@ -90,12 +90,6 @@ def _sizing_facts(rows: list[SizeRow], kb: Knowledge, users: int | None) -> dict
     }
 
 
-def _purchase(engine: Engine, facts: Mapping[str, Any], lang: str) -> list[Finding]:
-    out = []
-    for rule in engine.rules.rules.values():
-        if rule.scope == "sizing" and rule.when.evaluate(facts):
-            out.append(engine.finding(rule, facts, {}, {}, lang, None))
-    return out
 
 
 def _status(row: SizeRow, lang: str) -> str:
@@ -175,6 +169,7 @@ def render_json(result: Sizing, kb: Knowledge) -> str:
                       "sources": [c.as_dict() for c in f.sources]}
                      for f in result.purchase],
         "facts": result.facts,
+        "trace": [f.as_dict() for f in result.firings],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import string
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,15 @@ FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbe
 
 
 @dataclass
+class ScopeResult:
+    """What one scope's rules made of one set of facts."""
+
+    findings: list[Finding] = field(default_factory=list)
+    firings: list[Firing] = field(default_factory=list)
+    undecided: list[Rule] = field(default_factory=list)
+
+
+@dataclass
 class Candidate:
     """One layout under evaluation: its facts, the formulas that made them, and the rules it triggered."""
 
@@ -76,8 +85,7 @@ class Engine:
         self.rules = base
         self.calc = Calculator(kb)
         self.layout_fact_names = self.calc.layout_facts
-        self.scenario_rules = [r for r in base.rules.values() if r.scope == "scenario"]
-        self.layout_rules = [r for r in base.rules.values() if r.scope == "layout"]
+        self.layout_rules = base.in_scope("layout")
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
         self.latency_us = {
             kind: link.latency_us for link in kb.links.values() if link.latency_us for kind in (link.kind,)
@@ -205,13 +213,10 @@ class Engine:
         findings: list[Finding] = []
         firings: list[Firing] = []
         undecided: list[tuple[Rule, Mapping[str, Any]]] = []
-        for rule in self.scenario_rules:
-            outcome = rule.when.evaluate(env)
-            firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}))
-            if outcome:
-                findings.append(self.finding(rule, env, trace, origin, lang, None))
-            elif outcome is None:
-                undecided.append((rule, env))
+        scope = self.evaluate_scope("scenario", env, trace, origin, lang)
+        findings += scope.findings
+        firings += scope.firings
+        undecided += [(rule, env) for rule in scope.undecided]
         if chosen is not None:
             for rule in self.layout_rules:
                 outcome = chosen.outcomes.get(rule.id)
@@ -250,6 +255,27 @@ class Engine:
             rule_base_hash=self.rule_base_hash,
             knowledge_hash=self.knowledge_hash,
         )
+
+    def evaluate_scope(
+        self,
+        scope: str,
+        env: Mapping[str, Any],
+        trace: Mapping[str, str] | None = None,
+        origin: Mapping[str, Origin] | None = None,
+        lang: str = "en",
+        layout: Layout | None = None,
+    ) -> ScopeResult:
+        """Every rule of `scope` (scenario, audit, sizing) on one set of facts: a firing for each rule,
+        the finding of each that fired, and the rules that could not be decided."""
+        out = ScopeResult()
+        for rule in self.rules.in_scope(scope):
+            outcome = rule.when.evaluate(env)
+            out.firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}, layout))
+            if outcome:
+                out.findings.append(self.finding(rule, env, trace or {}, origin or {}, lang, layout))
+            elif outcome is None:
+                out.undecided.append(rule)
+        return out
 
     def finding(
         self,

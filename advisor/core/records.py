@@ -45,6 +45,11 @@ class Firing:
     facts: dict[str, Any]
     layout: Layout | None = None
 
+    def as_dict(self) -> dict[str, Any]:
+        """The contract's trace entry: the rule, its outcome (null: a fact was unknown), the facts it read."""
+        return {"rule": self.rule, "outcome": self.outcome, "layout": self.layout.label() if self.layout else None,
+                "facts": self.facts}
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -133,6 +138,7 @@ class AuditResult:
     groups: list[list[int]] = field(default_factory=list)
     lang: str = "en"
     problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
+    firings: list[Firing] = field(default_factory=list)  # every rule's outcome: the deployment's, then the host's
 
     def summary(self) -> dict[str, int]:
         """Unsuppressed findings per severity."""
@@ -191,3 +197,4 @@ class Sizing:
     purchase: list[Finding]
     facts: dict[str, Any] = field(default_factory=dict)
     lang: str = "en"
+    firings: list[Firing] = field(default_factory=list)  # the sizing rules' outcomes on the facts

@@ -84,6 +84,10 @@ class RuleBase:
             raise RuleBaseError(f"no rule {rule_id!r}", hint=closest(rule_id, self.rules) or "see `advisor rules`")
         return self.rules[rule_id]
 
+    def in_scope(self, scope: str) -> list[Rule]:
+        """The rules of one scope (scenario, layout, audit, sizing), in the order of the rule files."""
+        return [r for r in self.rules.values() if r.scope == scope]
+
 
 def _text(raw: Any, key: str, where: str, required: bool = True) -> Text | None:
     if raw is None:

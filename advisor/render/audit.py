@@ -10,6 +10,7 @@ from typing import Any
 from advisor import __version__
 from advisor.core.records import AUDIT_SCHEMA as SCHEMA
 from advisor.core.records import AuditResult
+from advisor.render.jsonout import trace
 from advisor.core.engine import Engine
 from advisor.inputs.evidence.topo import path as pair_path
 from advisor.i18n import label
@@ -41,6 +42,7 @@ def as_dict(result: AuditResult) -> dict[str, Any]:
         "unknowns": [{"fact": u.fact, "question": u.question, "why": u.why, "settle": u.settle, "rules": list(u.rules)}
                      for u in result.unknowns],
         "summary": result.summary(),
+        "trace": trace(result.firings),
     }
 
 

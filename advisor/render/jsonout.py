@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from collections.abc import Iterable
 from typing import Any
 
 from advisor import __version__
 from advisor.kb.knowledge import Citation
-from advisor.core.records import FigureTrace, Recommendation
+from advisor.core.records import FigureTrace, Firing, Recommendation
 
 SCHEMA = "advisor.recommendation/1"
 
@@ -23,6 +24,11 @@ def _trace(t: FigureTrace) -> dict[str, Any]:
         "formula": t.formula, "with_numbers": t.with_numbers, "assumptions": t.assumptions or None,
         "source": _cite(t.cite), "detail": t.detail or None,
     }
+
+
+def trace(firings: Iterable[Firing]) -> list[dict[str, Any]]:
+    """Each rule's outcome (true, false, or null where a fact was unknown) with the facts it read."""
+    return [f.as_dict() for f in firings]
 
 
 def as_dict(rec: Recommendation) -> dict[str, Any]:
@@ -52,8 +58,7 @@ def as_dict(rec: Recommendation) -> dict[str, Any]:
             for f in rec.findings
         ],
         "unknowns": [asdict(u) | {"rules": list(u.rules)} for u in rec.unknowns],
-        "trace": [{"rule": f.rule, "outcome": f.outcome, "layout": f.layout.label() if f.layout else None, "facts": f.facts}
-                  for f in rec.firings],
+        "trace": trace(rec.firings),
     }
 
 
