@@ -84,7 +84,8 @@ def localize_digits(text: str, lang: str) -> str:
     lg = language(lang)
     if (lg.thousands, lg.decimal) == (",", "."):
         return text
-    return text.translate(str.maketrans({",": lg.thousands, ".": lg.decimal}))
+    table: dict[str, str | int | None] = {",": lg.thousands, ".": lg.decimal}
+    return text.translate(str.maketrans(table))
 
 
 def format_number(value: Any, lang: str = DEFAULT_LANG) -> str:
