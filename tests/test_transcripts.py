@@ -146,8 +146,9 @@ def test_a_chat_killed_mid_session_leaves_a_recoverable_transcript(tmp_path):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )
     assert proc.stdin and proc.stdout
-    proc.stdout.readline()  # help line
-    proc.stdout.readline()  # first question
+    deadline = time.monotonic() + 60
+    while not proc.stdout.readline().startswith("?") and time.monotonic() < deadline:
+        pass  # the welcome, then the first question
     answers = ["llama 70b in fp8 with fp8 kv cache", "zwei RTX Pro 6000", "60 Nutzer"]
     for answer in answers:
         proc.stdin.write(answer + "\n")
@@ -213,3 +214,23 @@ def test_the_plain_chat_records_what_each_line_said(tmp_path):
     understood = {turn["said"]: turn["understood"] for turn in doc["turns"]}
     assert understood["60 users"] == {"workload.concurrent_conversations": 60}
     assert understood["why"] == {} and understood["how"] == {}  # not the previous answer's facts again
+
+
+def test_the_plain_chat_is_the_full_dialogue_in_plain_text(tmp_path):
+    """A screen-reader user on `chat --plain` gets why-not, what-if and /set like the app, without Markdown marks."""
+    import io
+
+    from advisor.chat import plain as plainchat
+
+    answers = "llama 3.3 70b in fp8 with fp8 kv cache\n2 RTX PRO 6000\n60 users\n8k\nwhy not pp 2\nwhat if 20 users\n/set users 20\nquit\n"
+    out = io.StringIO()
+    plainchat.run(Engine.load(), "en", tmp_path, stdin=io.StringIO(answers), stdout=out)
+    text = out.getvalue()
+    assert "**" not in text and "`" not in text
+    assert "Recommendation: TP 2" in text
+    assert "Why not PP 2?" in text and "| Layout | TP 2 | PP 2 |" in text
+    assert "What if users = 20?" in text and "| Layout | TP 2 | 2 × 1 GPU |" in text
+    assert text.rstrip().splitlines()[-2].startswith("? ")  # the open question closes the last reply
+    doc = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert [turn["said"] for turn in doc["turns"]][-2:] == ["what if 20 users", "/set users 20"]
+    assert doc["result"]["layout_label"] == "2 × 1 GPU"

@@ -1,77 +1,85 @@
-"""`advisor chat --plain`: the consultation as a line-based dialogue on stdin/stdout.
+"""`advisor chat --plain`: the chat as a line dialogue on stdin/stdout.
 
-For pipes, scripts, serial consoles and screen readers: the same Consultation as the full-screen
-app, one answer per line, each turn recorded (and flushed) before the reply is printed.
+For pipes, scripts, serial consoles and screen readers: the same ChatSession as the full-screen app
+(answers in one's own words, why, how, why not, what if, /commands, a pasted `nvidia-smi topo -m`),
+each turn recorded before its reply is printed. Replies are plain text without Markdown marks, with
+the sources their [n] marks cite; the open question is a reply's last paragraph and its first line
+starts with '? '; every reply ends with an empty line. A pasted matrix is read from its header line
+up to the next empty line.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from advisor.chat.consult import Consultation
+from advisor.chat import replies
+from advisor.chat.dialogue import ChatSession, Reply
+from advisor.chat.recording import recorder_factory
 from advisor.core.engine import Engine
-from advisor.render.common import headline
-from advisor.i18n import number
+from advisor.kb.knowledge import Knowledge
 
-HELP = {
-    "en": "Type answers in your own words; 'why' explains the question, 'how' the result, 'skip' skips, 'quit' ends.",
-    "de": "Antworten Sie in eigenen Worten; 'warum' erklärt die Frage, 'wie' das Ergebnis, 'weiter' überspringt, 'ende' beendet.",
-}
+QUIT = {"quit", "exit", "ende", "beenden", "q", "/quit"}
+MATRIX_HEADER = re.compile(r"^\s*GPU0\s+GPU1\b")
+_MARKS = (
+    (re.compile(r"\*\*(.+?)\*\*", re.S), r"\1"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", re.S), r"\1"),
+    (re.compile(r"`([^`]*)`"), r"\1"),
+    (re.compile(r" {2}\n"), "\n"),
+)
 
 
-def reply_for(c: Consultation) -> str:
-    """What the advisor says after an answer: an error, the next question, or the recommendation."""
-    lang = c.lang
-    if c.error:
-        return f"! {c.error}"
-    lines = []
-    if c.rec is not None:
-        lines.append(("Recommendation: " if lang == "en" else "Empfehlung: ") + headline(c.rec))
-        lead = next((f for f in c.rec.findings if f.severity in ("error", "warning")), None) or next(
-            (f for f in c.rec.findings if f.severity == "info"), None)
-        if lead:
-            lines.append(f"  {lead.title}: {lead.explanation}")
-    q = c.next_question()
-    if q is not None:
-        lines.append(f"? {q.text}")
-    elif c.rec is not None:
-        assumed = ", ".join(f"{k}={v}" for k, v in c.assumed().items() if v not in (None, "unknown"))
-        lines.append(("Settled. Assumed: " if lang == "en" else "Entschieden. Angenommen: ") + assumed)
-    return "\n".join(lines)
+def plain(text: str) -> str:
+    """Markdown as plain text: emphasis and code marks dropped, hard line breaks kept as breaks."""
+    for pattern, repl in _MARKS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def reply_text(reply: Reply, kb: Knowledge) -> str:
+    """A reply as the plain chat prints it: the sources its [n] marks refer to, and the open question
+    last, on a line of its own marked '? '."""
+    text, asked = reply.text, ""
+    if reply.question is not None:
+        asked = replies.question_text(reply.question, reply.lang)
+        text = text.replace(asked, "").rstrip() if text.endswith(asked) else text
+        asked = asked if asked not in text else ""
+    parts = [plain(text).strip(), replies.cited(text, reply.notes, kb), "? " + plain(asked) if asked else ""]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def messages(stdin: TextIO) -> Iterator[str]:
+    """Each line typed, or a pasted topology matrix as one message."""
+    lines = iter(stdin)
+    for line in lines:
+        if MATRIX_HEADER.match(line):
+            block = [line.rstrip("\n")]
+            for more in lines:
+                if not more.strip():
+                    break
+                block.append(more.rstrip("\n"))
+            yield "\n".join(block)
+        else:
+            yield line.strip()
 
 
 def run(engine: Engine, lang: str = "en", transcripts: Path | None = None, stdin: TextIO = sys.stdin,
         stdout: TextIO = sys.stdout, redact: bool = True) -> int:
-    """Read answers line by line until end of input or 'quit'; record every turn."""
-    from advisor.transcripts import Recorder
-
-    c = Consultation(engine, lang)
-    recorder = Recorder.start("chat", engine, transcripts, lang, redact,
-                              on_error=lambda m: print(f"(note: {m})", file=sys.stderr))
-    print(HELP[lang], file=stdout)
-    print(reply_for(c), file=stdout, flush=True)
-    for line in stdin:
-        said = line.strip()
+    """Answer message by message until end of input or 'quit'; every turn is recorded before it is printed."""
+    factory = recorder_factory(transcripts, redact, on_error=lambda m: print(f"(note: {m})", file=sys.stderr))
+    session = ChatSession(engine, lang, factory)
+    print(reply_text(session.opening(), engine.kb), file=stdout, flush=True)
+    for said in messages(stdin):
         if not said:
             continue
-        if said.lower() in ("quit", "exit", "ende", "q"):
+        if said.lower() in QUIT:
             break
-        word = said.lower().rstrip("?")
-        understood: dict[str, object] = {}
-        if word in ("why", "warum"):
-            text = "\n".join(f"  {a}: {b}" for a, b in c.why()) or "  -"
-        elif word in ("how", "wie"):
-            text = "\n".join(f"  {t.title}: {t.formula} = {t.with_numbers} → {number(t.value, t.unit, lang)}"
-                             for t in c.how()) or "  -"
-        else:
-            got = c.answer(said)
-            understood = dict(got.fields)
-            text = reply_for(c)
-            if got.unsure.get("model"):
-                text = ("Did you mean: " if lang == "en" else "Meinten Sie: ") + ", ".join(got.unsure["model"]) + "?\n" + text
-        recorder.turn(said, text, c.rec, understood)
-        print(text, file=stdout, flush=True)
-    recorder.close(c.rec)
+        reply = session.respond(said)
+        print(reply_text(reply, engine.kb) if reply.text else "", file=stdout, flush=True)
+    note = session.close()
+    if note:
+        print(plain(note), file=sys.stderr)
     return 0

@@ -8,36 +8,22 @@ screen is up, and the heavier modules (audit, reports, evidence parsers) load on
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
 
 from advisor.tui.chat import ChatScreen
 from advisor.tui.commands import AdvisorCommands
+from advisor.chat.recording import RecorderFactory
+from advisor.chat.recording import recorder_factory as transcript_recorders
 from advisor.chat.strings import t
 from advisor.i18n import LANGS
 
 if TYPE_CHECKING:
     from advisor.core.engine import Engine
 
-RecorderFactory = Callable[["Engine", str], Any]
-
-
-def default_recorder_factory(transcripts: Path | None = None, redact: bool = True) -> RecorderFactory | None:
-    """Transcripts through advisor.transcripts.Recorder, into `transcripts` (default: ./transcripts or
-    $ADVISOR_TRANSCRIPTS); None where that module is not installed (the chat then records nothing)."""
-    try:
-        from advisor.transcripts import Recorder
-    except ImportError:
-        return None
-
-    def start(engine: Engine, lang: str) -> Any:
-        return Recorder.start("chat", engine, transcripts, lang, redact=redact)
-
-    return start
 
 
 class AdvisorApp(App[str]):
@@ -92,7 +78,7 @@ def make_app(engine: Engine | None = None, lang: str = "en", transcripts: Path |
     """The chat app. `engine`: an already loaded engine (else it loads after the screen is up);
     `transcripts`: the transcript folder; `recorder_factory(engine, lang)`: returns a recorder or None
     (default: advisor.transcripts.Recorder into `transcripts`)."""
-    factory = recorder_factory if recorder_factory is not None else default_recorder_factory(transcripts, redact)
+    factory = recorder_factory if recorder_factory is not None else transcript_recorders(transcripts, redact)
     return AdvisorApp(engine, lang, factory)
 
 
