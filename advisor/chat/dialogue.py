@@ -298,7 +298,7 @@ class ChatSession:
     def _total(self) -> tuple[int, int]:
         c = self.c
         if c.rec is not None:
-            return int(c.rec.env["total_gpus"]), int(c.rec.env["gpus_per_node"])
+            return c.rec.machine.total_gpus, c.rec.machine.gpus_per_node
         per = int(c.fields.get("hardware.gpus_per_node", 1))
         return per * int(c.fields.get("hardware.nodes", 1)), per
 

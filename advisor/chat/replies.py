@@ -59,7 +59,7 @@ def figure_value(rec: Recommendation | None, key: str, lang: str) -> str:
     """One figure of a recommendation with its unit, or '–'."""
     if rec is None:
         return "–"
-    value = rec.figures.get(key, rec.env.get(key))
+    value = rec.figures[key] if key in rec.figures else getattr(rec.machine, key, None)
     if value is None:
         return "–"
     tr = rec.traces.get(key)

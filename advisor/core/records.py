@@ -6,7 +6,7 @@ renderer (text, Markdown, JSON, chat) reads only them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -93,6 +93,40 @@ class Unknown:
     settle: str | None = None
 
 
+@dataclass(frozen=True)
+class Machine:
+    """The hardware as the engine saw it, and one used GPU's memory in GiB under the chosen layout."""
+
+    total_gpus: int
+    gpus_per_node: int
+    nvlink: str
+    nvlink_domain_size: int
+    gpu_mem_gib: float
+    usable_gib_per_gpu: float
+    weights_gib_per_gpu: float
+    cache_gib_per_gpu: float
+
+    @classmethod
+    def from_facts(cls, env: Mapping[str, Any]) -> Machine:
+        """The machine from the engine's facts; a missing figure reads as 0 (nothing to draw)."""
+
+        def num(name: str, default: float = 0.0) -> float:
+            value = env.get(name)
+            return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+        per_node = int(num("gpus_per_node", 1)) or 1
+        return cls(
+            total_gpus=int(num("total_gpus", per_node)) or per_node,
+            gpus_per_node=per_node,
+            nvlink=str(env.get("nvlink") or "none"),
+            nvlink_domain_size=int(num("nvlink_domain_size", 1)) or 1,
+            gpu_mem_gib=num("gpu_mem_gib"),
+            usable_gib_per_gpu=num("usable_gib_per_gpu"),
+            weights_gib_per_gpu=num("weights_gib_per_gpu"),
+            cache_gib_per_gpu=num("cache_gib_per_gpu"),
+        )
+
+
 @dataclass
 class Recommendation:
     """The answer to one scenario."""
@@ -116,6 +150,11 @@ class Recommendation:
     def traces(self) -> dict[str, FigureTrace]:
         """How each contract figure was obtained, built on first use (an audit seldom needs them)."""
         return self.trace_builder() if self.trace_builder else {}
+
+    @cached_property
+    def machine(self) -> Machine:
+        """The hardware and one GPU's memory split, typed, for the panels and drawings."""
+        return Machine.from_facts(self.env)
 
     def finding(self, rule_id: str) -> Finding | None:
         """The finding of a rule, if it fired."""

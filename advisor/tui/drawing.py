@@ -7,7 +7,7 @@ after that. `draw` is a plain function of the recommendation, so tests can read 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
@@ -15,7 +15,7 @@ from textual.widgets import Static
 from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.core.records import Recommendation
+    from advisor.core.records import Machine, Recommendation
 
 BAR = 28
 STYLES = {"weights": "bold #5fafff", "kv_cache": "#87d787", "reserve": "#808080", "free": "#3a3a3a", "idle": "#3a3a3a"}
@@ -27,12 +27,12 @@ def _gib(value: float) -> str:
     return f"{value:.1f}"
 
 
-def memory_split(env: dict[str, Any]) -> dict[str, float]:
+def memory_split(machine: Machine) -> dict[str, float]:
     """GiB of one used GPU: weights, KV cache, the reserve the engine leaves, and what is free."""
-    total = float(env.get("gpu_mem_gib") or 0.0)
-    usable = float(env.get("usable_gib_per_gpu") or 0.0)
-    weights = max(float(env.get("weights_gib_per_gpu") or 0.0), 0.0)
-    cache = max(float(env.get("cache_gib_per_gpu") or 0.0), 0.0)
+    total = machine.gpu_mem_gib
+    usable = machine.usable_gib_per_gpu
+    weights = max(machine.weights_gib_per_gpu, 0.0)
+    cache = max(machine.cache_gib_per_gpu, 0.0)
     weights = min(weights, total)
     cache = min(cache, max(usable - weights, 0.0))
     reserve = max(total - usable, 0.0)
@@ -63,10 +63,8 @@ def _bar(split: dict[str, float], total: float) -> Text:
 
 def placement(rec: Recommendation) -> list[dict[str, int]]:
     """For every GPU of the machine: node, NVLink domain, copy, stage and TP rank (-1 where idle)."""
-    env = rec.env
-    per_node = int(env.get("gpus_per_node") or 1)
-    total = int(env.get("total_gpus") or per_node)
-    domain = int(env.get("nvlink_domain_size") or 1)
+    m = rec.machine
+    per_node, total, domain = m.gpus_per_node, m.total_gpus, m.nvlink_domain_size
     layout = rec.layout
     out = []
     for g in range(total):
@@ -86,9 +84,8 @@ def draw(rec: Recommendation | None, lang: str) -> Text:
     if rec is None or not rec.env:
         out.append(t("no_rec", lang), style="italic")
         return out
-    env = rec.env
-    total_mem = float(env.get("gpu_mem_gib") or 0.0)
-    split = memory_split(env)
+    total_mem = rec.machine.gpu_mem_gib
+    split = memory_split(rec.machine)
     places = placement(rec)
     layout = rec.layout
     out.append(t("memory_head", lang, total=_gib(total_mem)) + "\n", style="bold")
@@ -130,12 +127,11 @@ def _ids(gpus: list[int]) -> str:
 def groups(rec: Recommendation, lang: str) -> Text:
     """The GPUs grouped: per node its NVLink domains, then each copy's stages and TP groups."""
     out = Text()
-    env = rec.env
     layout = rec.layout
     places = placement(rec)
     out.append(t("groups_head", lang) + "\n", style="bold")
     nodes = sorted({p["node"] for p in places})
-    nvlink = env.get("nvlink") not in (None, "none") and int(env.get("nvlink_domain_size") or 1) > 1
+    nvlink = rec.machine.nvlink != "none" and rec.machine.nvlink_domain_size > 1
     for node in nodes:
         in_node = [p for p in places if p["node"] == node]
         out.append(f"{t('node', lang)} {node + 1}: ", style="bold")

@@ -101,7 +101,7 @@ def test_moe_model_on_pcie_cards(build, advise, engine):
         expected = advise({"model": "Qwen3-235B-A22B", "precision": "fp8",
                            "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4}})
         assert rec.layout == expected.layout and rec.layout.gpus == 4
-        assert rec.env["nvlink"] == "none"
+        assert rec.machine.nvlink == "none"
         assert_every_question_mattered(engine, session)
 
     drive(app, script)

@@ -32,7 +32,7 @@ def test_pasted_topology_becomes_facts(build):
         assert fields["hardware.gpus_per_node"] == 4 and fields["hardware.nvlink"] == "bridge-2"
         rows = {r.fact: r for r in app.chat.query_one(FactsTable).rows_shown}
         assert rows["gpus_per_node"].origin == "topo -m" and rows["nvlink"].shown == "bridge-2"
-        assert reply.rec.env["total_gpus"] == 4
+        assert reply.rec.machine.total_gpus == 4
         assert app.chat.query_one(ChatInput).value == ""  # the paste did not land in the input
 
     drive(app, script)
