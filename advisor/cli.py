@@ -102,14 +102,9 @@ def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> No
 
     recorder = Recorder.start(kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang,
                               redact=not args.no_redact)
-    if kind == "audit":
-        from advisor.render.audit import to_text
+    from advisor.render.text import render
 
-        reply = to_text(result, engine)
-    else:
-        from advisor.render.text import recommendation
-
-        reply = recommendation(result, engine.kb)
+    reply = render(result, engine.kb)
     recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
     paths = recorder.close(result)
     if recorder.failed:
@@ -119,46 +114,36 @@ def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> No
 
 
 def _print_recommendation(rec: Any, engine: Any, fmt: str) -> None:
-    if fmt == "json":
-        from advisor.render.jsonout import dumps
+    from advisor.render import render
 
-        sys.stdout.write(dumps(rec))
-    elif fmt == "md":
-        from advisor.render.markdown import recommendation
-
-        sys.stdout.write(recommendation(rec, engine.kb))
-    else:
-        from advisor.render.text import recommendation
-
-        sys.stdout.write(recommendation(rec, engine.kb))
+    sys.stdout.write(render(fmt, rec, engine.kb, engine.rules))
 
 
 def cmd_size(args: argparse.Namespace) -> int:
     from advisor.core.engine import Engine
-    from advisor.size import render_json, render_markdown, render_text, size
+    from advisor.render import render
+    from advisor.size import size
 
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
     if "model" not in raw:
         raise InputError("missing --model (or 'model' in the scenario file)")
     result = size(engine, raw, lang=args.lang, where=where, base_dir=base, platforms=args.platform)
-    render = {"json": render_json, "md": render_markdown}.get(args.format, render_text)
-    sys.stdout.write(render(result, engine.kb))
+    sys.stdout.write(render(args.format, result, engine.kb, engine.rules))
     return ExitCode.OK
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from advisor.audit import audit
     from advisor.core.engine import Engine
-    from advisor.render import audit as render
+    from advisor.render import render
 
     engine = Engine.load()
     paths = [Path(p) for p in args.paths]
     if args.fleet or (len(paths) > 1 and all(p.is_dir() for p in paths)):
         return _audit_fleet(engine, paths, args)
     result = audit(engine, paths, lang=args.lang)
-    write = {"json": render.to_json, "md": render.to_markdown, "sarif": render.to_sarif}.get(args.format, render.to_text)
-    sys.stdout.write(write(result, engine))
+    sys.stdout.write(render(args.format, result, engine.kb, engine.rules))
     if args.record:
         _record("audit", engine, args, result)
     return _exit_for([result.worst()], args.fail_on)
@@ -177,7 +162,7 @@ def _exit_for(worst: list[str | None], fail_on: str) -> int:
 def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> int:
     """Many bundles: one audit each, with --jobs workers and a progress bar on a terminal."""
     from advisor.audit import audit_fleet
-    from advisor.render import audit as render
+    from advisor.render import render
 
     bundles = [p for p in paths if p.is_dir()]
     if args.fleet and len(paths) == 1 and paths[0].is_dir():
@@ -197,8 +182,7 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
             sys.stderr.flush()
 
     items = audit_fleet(engine, bundles, args.lang, max(1, args.jobs), progress)
-    write = render.fleet_json if args.format == "json" else render.fleet_text
-    sys.stdout.write(write(items, engine))
+    sys.stdout.write(render(args.format, items, engine.kb, engine.rules))
     if all(i.result is None for i in items):
         return ExitCode.UNUSABLE
     return _exit_for([i.result.worst() for i in items if i.result], args.fail_on)
@@ -292,7 +276,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from advisor.core.engine import Engine
 
     engine = Engine.load()
-    sys.stdout.write(explain_rule(engine, args.rule_id, args.lang))
+    sys.stdout.write(explain_rule(engine.rules, engine.kb, args.rule_id, args.lang))
     return ExitCode.OK
 
 
@@ -314,7 +298,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return ExitCode.OK
     from advisor.render.listings import list_rules
 
-    sys.stdout.write(list_rules(engine, args.lang, args.topic))
+    sys.stdout.write(list_rules(engine.rules, args.lang, args.topic))
     return ExitCode.OK
 
 

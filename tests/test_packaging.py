@@ -32,6 +32,8 @@ def test_wheel_contains_rules_and_knowledge(wheel):
     assert "advisor/_data/knowledge/sources/literature.yaml" in names
     assert "advisor/labels.yaml" in names
     assert "advisor/chat/strings.yaml" in names
+    assert {f"advisor/schemas/{n}.schema.json" for n in ("common", "recommendation", "audit", "audit-fleet", "sizing",
+                                                        "collect", "transcript")} <= set(names)
 
 
 def test_installed_package_answers_from_another_folder(wheel, tmp_path):
@@ -51,3 +53,8 @@ def test_installed_package_answers_from_another_folder(wheel, tmp_path):
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
     )
     assert str(site) in where.stdout
+    shipped = subprocess.run(
+        [sys.executable, "-c", "from advisor.render import schemas; print(schemas.load('advisor.audit/1')['title'])"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
+    )
+    assert shipped.stdout.strip() == "advisor.audit/1", shipped.stderr

@@ -1,14 +1,31 @@
-"""Pieces shared by the text and Markdown reports: numbers with units, figure rows, footnotes."""
+"""Pieces every format shares, each written once: a finding's state and JSON shape, citations,
+figure rows and their footnotes, the decision in one line.
+
+Every JSON document serialises a finding, a figure's trace, a citation and an unknown through the
+functions here, so the recommendation, the audit and the sizing agree on one shape.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from advisor.i18n import number
+from advisor.core.records import (
+    FigureTrace,
+    Finding,
+    Firing,
+    FleetItem,
+    Recommendation,
+    SizeRow,
+    Sizing,
+    Unknown,
+)
+from advisor.i18n import label, number
 from advisor.kb.knowledge import Citation, Knowledge
-from advisor.i18n import label
-from advisor.core.records import FigureTrace, Finding, Recommendation
+from advisor.kb.rules import SEVERITIES
+
+R = TypeVar("R")
 
 FIGURE_ORDER = (
     "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
@@ -130,3 +147,122 @@ def scenario_line(rec: Recommendation) -> str:
         f"{hw['gpus_per_node']} × {hw['gpu']}{nodes} · {who}{number(wl['context_tokens'], 'tokens', rec.lang)} · "
         f"{wl['kind']}, {wl['goal']}"
     )
+
+
+def state(f: Finding, lang: str) -> str:
+    """A finding's severity, and for an accepted one who accepted it, until when and why."""
+    if not f.suppressed:
+        return f.severity
+    until = f" {label('until', lang)} {f.suppressed['expires']}" if f.suppressed.get("expires") else ""
+    return f"{f.severity}, {label('accepted', lang)}{until}: {f.suppressed['reason']}"
+
+
+def cite_dict(c: Citation | None) -> dict[str, Any] | None:
+    """The contract's citation object (null for none)."""
+    return None if c is None else c.as_dict()
+
+
+def trace_dict(t: FigureTrace) -> dict[str, Any]:
+    """The contract's figure trace: value, unit, kind, the formula with and without numbers, its source."""
+    return {
+        "fact": t.fact, "value": t.value, "unit": t.unit, "kind": t.kind, "formula_id": t.formula_id,
+        "formula": t.formula, "with_numbers": t.with_numbers, "assumptions": t.assumptions or None,
+        "source": cite_dict(t.cite), "detail": t.detail or None,
+    }
+
+
+def finding_dict(f: Finding, audit: bool = False) -> dict[str, Any]:
+    """The contract's finding object, one shape everywhere; an audit's adds `evidence` and `suppressed`."""
+    out: dict[str, Any] = {
+        "rule": f.rule, "severity": f.severity, "topics": list(f.topics), "title": f.title,
+        "explanation": f.explanation, "fix": f.fix, "verify": list(f.verify), "layout": f.layout,
+        "conflicts": list(f.conflicts), "facts": f.facts,
+        "sources": [cite_dict(c) for c in f.sources], "figures": [trace_dict(t) for t in f.figures],
+    }
+    if audit:
+        out["evidence"] = [e.as_dict() for e in f.evidence]
+        out["suppressed"] = f.suppressed
+    return out
+
+
+def unknown_dict(u: Unknown) -> dict[str, Any]:
+    """The contract's unknown: the fact, the question that settles it, why and for which rules."""
+    return {"fact": u.fact, "question": u.question, "why": u.why, "rules": list(u.rules), "settle": u.settle}
+
+
+def trace(firings: Iterable[Firing]) -> list[dict[str, Any]]:
+    """Each rule's outcome (true, false, or null where a fact was unknown) with the facts it read."""
+    return [f.as_dict() for f in firings]
+
+
+def pick(table: Mapping[type, Callable[..., R]], record: Any, fmt: str) -> Callable[..., R]:
+    """The renderer of a record's type in a format's table; a list of FleetItem is a fleet audit."""
+    kind = FleetItem if isinstance(record, list) and all(isinstance(i, FleetItem) for i in record) else type(record)
+    if kind not in table:
+        raise TypeError(f"no {fmt} rendering for a {type(record).__name__}")
+    return table[kind]
+
+
+def size_status(row: SizeRow, lang: str) -> str:
+    """A platform's answer in words: fits one card, split, does not fit."""
+    return label({"one-card": "fits_one", "split": "split", "no-fit": "no_fit"}[row.status], lang)
+
+
+def smallest_label(result: Sizing) -> str:
+    """'serves the users' where users were given; without them the smallest only holds the model."""
+    users = result.input["workload"].get("concurrent_conversations")
+    return label("smallest" if users else "smallest_fit", result.lang)
+
+
+def serves_word(row: SizeRow, users: int | None, lang: str) -> str:
+    """Whether the platform serves the users, as yes/no; empty when no user count was given."""
+    if not users:
+        return ""
+    return label("answer_yes", lang) if row.serves(users) else label("answer_no", lang)
+
+
+def _rank(item: FleetItem) -> int:
+    """By the worst unsuppressed finding; an unusable bundle after every finding, a clean one last."""
+    if item.result is None:
+        return -1
+    worst = item.result.worst()
+    return SEVERITIES.index(worst) if worst else -2
+
+
+@dataclass(frozen=True)
+class FleetRow:
+    """One bundle of a fleet audit in a line: its worst finding, layout, counts and the rules at fault."""
+
+    path: str
+    worst: str
+    layout: str
+    counts: dict[str, int]
+    rules: tuple[str, ...]
+    error: str | None = None
+
+
+def fleet_rows(items: list[FleetItem]) -> list[FleetRow]:
+    """The bundles worst first; an unusable one carries its error instead of counts."""
+    rows = []
+    for item in sorted(items, key=_rank, reverse=True):
+        if item.result is None:
+            rows.append(FleetRow(item.path, "unusable", "-", {}, (), item.error or ""))
+            continue
+        rec = item.result.recommendation
+        rows.append(FleetRow(
+            item.path, item.result.worst() or "clean", rec.layout.label() if rec and rec.layout else "-",
+            item.result.summary(),
+            tuple(sorted({f.rule for f in item.result.findings
+                          if f.severity in ("error", "warning") and not f.suppressed})),
+        ))
+    return rows
+
+
+def fleet_totals(items: list[FleetItem]) -> str:
+    """The fleet in one line: bundles, unsuppressed findings per severity, unusable bundles."""
+    totals = {s: 0 for s in reversed(SEVERITIES)}
+    for item in items:
+        for k, n in (item.result.summary() if item.result else {}).items():
+            totals[k] += n
+    unusable = sum(1 for i in items if i.result is None)
+    return f"{len(items)} bundles: " + ", ".join(f"{n} {k}" for k, n in totals.items()) + f", {unusable} unusable"

@@ -1,38 +1,35 @@
-"""The machine-readable recommendation: schema advisor.recommendation/1."""
+"""JSON for tools: every record as one document with a `schema` id, each id described by a JSON Schema
+in advisor/schemas/ (docs/schemas.md lists them).
+
+A finding, a figure's trace, a citation and an unknown have one shape in every document (see
+advisor.render.common); fields are only ever added, never renamed or dropped, within a schema id.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Any
 
 from advisor import __version__
-from advisor.kb.knowledge import Citation
-from advisor.core.records import FigureTrace, Firing, Recommendation
+from advisor.core.records import (
+    AUDIT_SCHEMA,
+    SIZING_SCHEMA,
+    AuditResult,
+    FleetItem,
+    Recommendation,
+    Sizing,
+)
+from advisor.kb.knowledge import Knowledge
+from advisor.kb.rules import RuleBase
+from advisor.render.common import finding_dict, pick, trace, trace_dict, unknown_dict
 
 SCHEMA = "advisor.recommendation/1"
+FLEET_SCHEMA = "advisor.audit-fleet/1"
 
 
-def _cite(c: Citation | None) -> dict[str, Any] | None:
-    return None if c is None else c.as_dict()
-
-
-def _trace(t: FigureTrace) -> dict[str, Any]:
-    return {
-        "fact": t.fact, "value": t.value, "unit": t.unit, "kind": t.kind, "formula_id": t.formula_id,
-        "formula": t.formula, "with_numbers": t.with_numbers, "assumptions": t.assumptions or None,
-        "source": _cite(t.cite), "detail": t.detail or None,
-    }
-
-
-def trace(firings: Iterable[Firing]) -> list[dict[str, Any]]:
-    """Each rule's outcome (true, false, or null where a fact was unknown) with the facts it read."""
-    return [f.as_dict() for f in firings]
-
-
-def as_dict(rec: Recommendation) -> dict[str, Any]:
-    """The recommendation as the contract's JSON object."""
+def recommendation(rec: Recommendation) -> dict[str, Any]:
+    """The recommendation as the contract's JSON object: schema advisor.recommendation/1."""
     return {
         "schema": SCHEMA,
         "advisor_version": __version__,
@@ -44,24 +41,74 @@ def as_dict(rec: Recommendation) -> dict[str, Any]:
         "layout_label": rec.layout.label() if rec.layout else None,
         "launch": rec.launch,
         "figures": rec.figures,
-        "figure_traces": {k: _trace(t) for k, t in rec.traces.items()},
+        "figure_traces": {k: trace_dict(t) for k, t in rec.traces.items()},
         "alternatives": [
             {"layout": a.layout.as_dict(), "label": a.layout.label(), "figures": a.figures,
              "why_not": list(a.why_not), "rules": list(a.rules), "rejected": a.rejected}
             for a in rec.alternatives
         ],
-        "findings": [
-            {"rule": f.rule, "severity": f.severity, "topics": list(f.topics), "title": f.title,
-             "explanation": f.explanation, "fix": f.fix, "verify": list(f.verify), "layout": f.layout,
-             "conflicts": list(f.conflicts), "facts": f.facts,
-             "sources": [_cite(c) for c in f.sources], "figures": [_trace(t) for t in f.figures]}
-            for f in rec.findings
-        ],
-        "unknowns": [asdict(u) | {"rules": list(u.rules)} for u in rec.unknowns],
+        "findings": [finding_dict(f) for f in rec.findings],
+        "unknowns": [unknown_dict(u) for u in rec.unknowns],
         "trace": trace(rec.firings),
     }
 
 
-def dumps(rec: Recommendation) -> str:
-    """The JSON text, stable key order, UTF-8 characters kept."""
-    return json.dumps(as_dict(rec), indent=2, ensure_ascii=False) + "\n"
+def audit(result: AuditResult) -> dict[str, Any]:
+    """The audit as the contract's JSON object: schema advisor.audit/1."""
+    return {
+        "schema": AUDIT_SCHEMA,
+        "advisor_version": __version__,
+        "lang": result.lang,
+        "input": [{"file": i.path, "kinds": i.kinds, "notes": i.notes} for i in result.inputs],
+        "problems": result.problems,
+        "facts": result.facts,
+        "findings": [finding_dict(f, audit=True) for f in result.findings],
+        "unknowns": [unknown_dict(u) for u in result.unknowns],
+        "summary": result.summary(),
+        "trace": trace(result.firings),
+    }
+
+
+def fleet(items: list[FleetItem]) -> dict[str, Any]:
+    """All bundles' audits as one object: schema advisor.audit-fleet/1."""
+    return {
+        "schema": FLEET_SCHEMA,
+        "advisor_version": __version__,
+        "bundles": [{"path": i.path, "error": i.error, "audit": audit(i.result) if i.result else None} for i in items],
+    }
+
+
+def sizing(result: Sizing) -> dict[str, Any]:
+    """The sizing as the contract's JSON object: schema advisor.sizing/1."""
+    users = result.input["workload"].get("concurrent_conversations")
+    return {
+        "schema": SIZING_SCHEMA,
+        "advisor_version": __version__,
+        "lang": result.lang,
+        "input": {k: v for k, v in result.input.items() if k != "hardware"},
+        "platforms": [
+            {"id": r.platform.id, "name": r.platform.name, "gpus": r.gpus, "status": r.status,
+             "layout": r.rec.layout.as_dict() if r.rec.layout else None, "conversations": r.conversations,
+             "serves_users": r.serves(users) if users else None, "figures": r.rec.figures}
+            for r in result.rows
+        ],
+        "smallest": result.smallest.platform.id if result.smallest else None,
+        "purchase": [finding_dict(f) for f in result.purchase],
+        "facts": result.facts,
+        "trace": trace(result.firings),
+    }
+
+
+def as_dict(record: Any) -> dict[str, Any]:
+    """Any record (Recommendation, AuditResult, Sizing, or a fleet's list of FleetItem) as its JSON object."""
+    return pick(BY_TYPE, record, "JSON")(record)
+
+
+BY_TYPE: dict[type, Callable[[Any], dict[str, Any]]] = {
+    Recommendation: recommendation, AuditResult: audit, Sizing: sizing, FleetItem: fleet,
+}
+
+
+def render(record: Any, kb: Knowledge | None = None, rules: RuleBase | None = None) -> str:
+    """The JSON text of any record: stable key order, UTF-8 characters kept, non-JSON values as text."""
+    return json.dumps(as_dict(record), indent=2, ensure_ascii=False, default=str) + "\n"

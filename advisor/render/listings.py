@@ -1,39 +1,38 @@
 """Listings of the rule base and the knowledge base for people: rules, a rule's page, sources,
-GPUs, models, conflicts, platforms and formulas."""
+GPUs, models, conflicts, platforms and formulas. They read the rule base and the knowledge base
+they are given, never the engine."""
 
 from __future__ import annotations
 
 import textwrap
 
-from advisor.i18n import format_number
-from advisor.core.engine import Engine
+from advisor.i18n import format_number, label
 from advisor.kb.knowledge import Knowledge
-from advisor.i18n import label
+from advisor.kb.rules import RuleBase
 from advisor.render.common import citation_text
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return "\n".join(lines) + "\n"
 
 
-def list_rules(engine: Engine, lang: str, topic: str | None = None) -> str:
+def list_rules(rules: RuleBase, lang: str, topic: str | None = None) -> str:
     """One line per rule: id, severity, scope/effect, topics, title."""
     rows = [
         [r.id, r.severity, r.effect if r.effect != "none" else r.scope, ",".join(r.topics), r.title.get(lang)]
-        for r in sorted(engine.rules.rules.values(), key=lambda r: r.id)
+        for r in sorted(rules.rules.values(), key=lambda r: r.id)
         if topic is None or topic in r.topics
     ]
     return _table(rows, ["id", "severity", "acts on", "topics", "title"])
 
 
-def explain_rule(engine: Engine, rule_id: str, lang: str) -> str:
+def explain_rule(rules: RuleBase, kb: Knowledge, rule_id: str, lang: str) -> str:
     """A rule's page, as `ruff rule` prints one: what it does, why it matters, example, sources."""
-    r = engine.rules.get(rule_id)
-    kb = engine.kb
+    r = rules.get(rule_id)
     wrap = lambda text: textwrap.fill(text, 100)  # noqa: E731
     out = [f"{r.id}: {r.title.get(lang)}", "",
            f"{label('severity', lang)}: {r.severity}    {label('topics', lang)}: {', '.join(r.topics)}    "
@@ -80,7 +79,8 @@ def list_gpus(kb: Knowledge, lang: str) -> str:
         fmt = "/".join(x for x, ok in (("fp8", g.fp8), ("fp4", g.fp4)) if ok) or "-"
         rows.append([g.id, g.name, f"{g.memory_gb:g}", reported, format_number(g.memory_bandwidth_gbs),
                      f"Gen{g.pcie_gen}" if g.pcie_gen else "-", nv, p2p, fmt])
-    return _table(rows, ["id", "name", "GB", "GiB reported", "mem GB/s", "PCIe", "NVLink (GB/s each way)", "PCIe P2P", "formats"])
+    return _table(rows, ["id", "name", "GB", "GiB reported", "mem GB/s", "PCIe", "NVLink (GB/s each way)", "PCIe P2P",
+                         "formats"])
 
 
 def list_models(kb: Knowledge, lang: str) -> str:
@@ -94,7 +94,8 @@ def list_models(kb: Knowledge, lang: str) -> str:
         ckpts = ", ".join(f"{k.precision} {k.stated_as}" for k in m.checkpoints) or "-"
         rows.append([m.id, m.kind, m.attention, str(c.get("num_hidden_layers")),
                      f"{c.get('num_attention_heads')}/{c.get('num_key_value_heads')}", experts, params, active, ckpts])
-    return _table(rows, ["id", "kind", "attn", "layers", "heads/kv", "experts/tok", "params", "active", "published checkpoints"])
+    return _table(rows, ["id", "kind", "attn", "layers", "heads/kv", "experts/tok", "params", "active",
+                         "published checkpoints"])
 
 
 def list_conflicts(kb: Knowledge, lang: str) -> str:
@@ -102,7 +103,8 @@ def list_conflicts(kb: Knowledge, lang: str) -> str:
     out = []
     for c in kb.conflicts.values():
         out.append(f"{c.id}: {c.title.get(lang)}")
-        out += [textwrap.fill(f"- {cl.source} ({cl.locator}): {cl.says}", 100, subsequent_indent="  ") for cl in c.claims]
+        out += [textwrap.fill(f"- {cl.source} ({cl.locator}): {cl.says}", 100, subsequent_indent="  ")
+                for cl in c.claims]
         out.append(textwrap.fill(f"→ {c.resolution.get(lang)}", 100, subsequent_indent="  "))
         out.append(textwrap.fill(f"  {c.why.get(lang)}", 100, subsequent_indent="  "))
         out.append("")
