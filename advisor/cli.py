@@ -323,6 +323,19 @@ def cmd_formulas(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from advisor.completion import script
+    from advisor.inputs.fields import field_table
+    from advisor.kb.knowledge import load
+
+    kb = load()
+    names = {"gpus": tuple(kb.gpus), "models": tuple(kb.models), "precisions": tuple(kb.precisions),
+             "kv_precisions": tuple(p.id for p in kb.precisions.values() if p.kv_cache)}
+    by_dest = {str(f.dest): f for f in field_table().flags()}
+    sys.stdout.write(script(args.shell, parser(), by_dest, names))
+    return ExitCode.OK
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(
@@ -404,6 +417,10 @@ def parser() -> argparse.ArgumentParser:
     f = sub.add_parser("formulas", parents=[common], help="every formula, symbolically, with units and source")
     f.add_argument("--plain", action="store_true", help="skip the sympy form (faster)")
     f.set_defaults(func=cmd_formulas)
+
+    co = sub.add_parser("completion", help="print a shell completion script: bash, zsh or fish")
+    co.add_argument("shell", choices=("bash", "zsh", "fish"))
+    co.set_defaults(func=cmd_completion)
     return p
 
 
