@@ -18,39 +18,23 @@ FORMATS = ("text", "json", "md")
 
 
 def _scenario_flags(p: argparse.ArgumentParser, sizing: bool = False) -> None:
+    """The scenario's flags, one per field of the field table that has one (`size` takes fewer)."""
+    from advisor.inputs.fields import field_table
+
     g = p.add_argument_group("scenario (flags override the fields of a scenario file)")
-    g.add_argument("--model", help="model name or alias (fuzzy), or a path to a config.json")
-    g.add_argument("--precision", help="bf16 | fp16 | fp8 | int8 | int4 | nvfp4 | mxfp4")
-    g.add_argument("--kv-cache-dtype", help="bf16 | fp16 | fp8 (default bf16)")
-    if not sizing:
-        g.add_argument("--gpu", help="GPU name or alias (fuzzy)")
-        g.add_argument("--gpus", type=str, help="GPUs per node")
-        g.add_argument("--nodes", type=str, help="number of nodes (default 1)")
-        g.add_argument("--nvlink", help="none | bridge-2 | bridge-4 | nvswitch (default: the card's usual)")
-        g.add_argument("--node-link-gbps", type=str, help="network between nodes, Gb/s per direction")
-        g.add_argument("--virtualized", help="yes | no: the GPUs run in a virtual machine")
-        g.add_argument("--iommu", help="off | passthrough | translated | unknown")
-        g.add_argument("--acs", help="disabled | enabled | unknown")
-        g.add_argument("--p2p", help="ok | broken | unknown")
-        g.add_argument("--goal", help="throughput | latency | capacity")
-        g.add_argument("--engine", help="vllm | sglang")
-        g.add_argument("--prompt", type=str, help="typical prompt length in tokens")
-        g.add_argument("--memory-utilization", type=str, help="share of GPU memory the engine may use (default 0.9)")
-        g.add_argument("--micro-batches", type=str, help="micro-batches per training step")
-    g.add_argument("--workload", choices=("inference", "training"), help="inference (default) or training")
-    g.add_argument("--users", type=str, help="conversations at the same time")
-    g.add_argument("--context", type=str, help="context tokens per conversation, e.g. 8192 or 8k")
+    for f in field_table().flags(sizing):
+        flag = str(f.flag)
+        if f.strict:
+            g.add_argument(flag, choices=f.choices, help=f.help.get("en"))
+        else:
+            g.add_argument(flag, type=str, help=f.help.get("en"))
 
 
-FLAG_PATHS = {
-    "model": "model", "precision": "precision", "kv_cache_dtype": "kv_cache_dtype", "engine": "engine",
-    "gpu": "hardware.gpu", "gpus": "hardware.gpus_per_node", "nodes": "hardware.nodes", "nvlink": "hardware.nvlink",
-    "node_link_gbps": "hardware.node_link_gbps", "virtualized": "hardware.virtualized", "iommu": "hardware.iommu",
-    "acs": "hardware.acs", "p2p": "hardware.p2p", "workload": "workload.kind", "goal": "workload.goal",
-    "users": "workload.concurrent_conversations", "context": "workload.context_tokens",
-    "prompt": "workload.prompt_tokens", "memory_utilization": "workload.memory_utilization",
-    "micro_batches": "workload.micro_batches",
-}
+def flag_paths() -> dict[str, str]:
+    """Each scenario flag's argparse name and the scenario path it sets: users → workload.concurrent_conversations."""
+    from advisor.inputs.fields import field_table
+
+    return {f.dest: f.path for f in field_table().flags() if f.dest}
 
 
 def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | None]:
@@ -63,7 +47,7 @@ def raw_scenario(args: argparse.Namespace) -> tuple[dict[str, Any], str, Path | 
         path = Path(args.scenario)
         raw = load_scenario_file(path)
         where, base = str(path), path.parent
-    for flag, field in FLAG_PATHS.items():
+    for flag, field in flag_paths().items():
         value = getattr(args, flag, None)
         if value is None:
             continue
@@ -323,6 +307,19 @@ def cmd_formulas(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from advisor.completion import script
+    from advisor.inputs.fields import field_table
+    from advisor.kb.knowledge import load
+
+    kb = load()
+    names = {"gpus": tuple(kb.gpus), "models": tuple(kb.models), "precisions": tuple(kb.precisions),
+             "kv_precisions": tuple(p.id for p in kb.precisions.values() if p.kv_cache)}
+    by_dest = {str(f.dest): f for f in field_table().flags()}
+    sys.stdout.write(script(args.shell, parser(), by_dest, names))
+    return ExitCode.OK
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(
@@ -404,6 +401,10 @@ def parser() -> argparse.ArgumentParser:
     f = sub.add_parser("formulas", parents=[common], help="every formula, symbolically, with units and source")
     f.add_argument("--plain", action="store_true", help="skip the sympy form (faster)")
     f.set_defaults(func=cmd_formulas)
+
+    co = sub.add_parser("completion", help="print a shell completion script: bash, zsh or fish")
+    co.add_argument("shell", choices=("bash", "zsh", "fish"))
+    co.set_defaults(func=cmd_completion)
     return p
 
 

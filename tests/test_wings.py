@@ -17,7 +17,7 @@ WINGS = ["ground", "kb", "inputs", "core", "services", "render", "chat", "tui", 
 TOP_LEVEL = {
     "errors": "ground", "yamlio": "ground", "fuzzy": "ground", "i18n": "ground", "redact": "ground",
     "audit": "services", "size": "services", "collect": "services", "transcripts": "services",
-    "rules_check": "services", "cli": "cli", "__main__": "cli",
+    "rules_check": "services", "cli": "cli", "completion": "cli", "__main__": "cli",
 }
 
 

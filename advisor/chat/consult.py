@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.core.engine import Engine
-from advisor.errors import AdvisorError
 from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Recommendation
-from advisor.inputs.scenario import build
+from advisor.errors import AdvisorError
+from advisor.inputs.fields import field_table
 from advisor.inputs.freetext import Understood, understand
+from advisor.inputs.scenario import build
 
 REQUIRED = ("model", "gpu", "gpus_per_node")
 ASK_ORDER = ("model", "gpu", "gpus_per_node", "users", "context_tokens", "goal", "precision", "nvlink", "p2p",
@@ -29,14 +30,8 @@ PROBES: dict[str, tuple[Any, ...]] = {
     "kv_cache_dtype": ("bf16", "fp8"),
     "workload_kind": ("inference", "training"),
 }
-PATHS = {
-    "model": "model", "precision": "precision", "kv_cache_dtype": "kv_cache_dtype", "engine": "engine",
-    "gpu": "hardware.gpu", "gpus_per_node": "hardware.gpus_per_node", "nodes": "hardware.nodes",
-    "nvlink": "hardware.nvlink", "node_link_gbs": "hardware.node_link_gbps", "virtualized": "hardware.virtualized",
-    "iommu": "hardware.iommu", "acs": "hardware.acs", "p2p": "hardware.p2p", "workload_kind": "workload.kind",
-    "goal": "workload.goal", "users": "workload.concurrent_conversations", "context_tokens": "workload.context_tokens",
-    "prompt_tokens": "workload.prompt_tokens", "memory_utilization": "workload.memory_utilization",
-}
+# Fact name to scenario path, for every field of the field table (knowledge/fields.yaml).
+PATHS = field_table().paths()
 FACT_OF_PATH = {v: k for k, v in PATHS.items()}
 _MISSING = object()
 
@@ -190,8 +185,9 @@ class Consultation:
             return {}
         inputs = self.rec.input
         out: dict[str, Any] = {}
-        for fact, path in PATHS.items():
-            if path in self.fields:
+        for f in field_table(self.engine.kb.root).fields:
+            fact, path = f.fact, f.path
+            if path in self.fields or not f.stated:
                 continue
             node: Any = inputs
             for part in path.split("."):

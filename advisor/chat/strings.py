@@ -1,5 +1,6 @@
-"""The chat app's words: every UI string comes from strings.yaml beside this module, in English and
-German. A missing key is a KeyError at once (the tests render every screen in both languages)."""
+"""The chat app's words: every UI string comes from strings.yaml beside this module, and every fact's
+short name from the field table (knowledge/fields.yaml), in English and German. A missing key is a
+KeyError at once (the tests render every screen in both languages)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ __all__ = ["LANGS", "fact_label", "format_value", "t"]
 
 @cache
 def _table() -> dict[str, dict[str, dict[str, str]]]:
+    from advisor.inputs.fields import field_table
     from advisor.yamlio import load_file
 
     data = load_file(Path(__file__).with_name("strings.yaml"))
-    return {"strings": dict(data["strings"]), "facts": dict(data["facts"])}
+    facts = {f.fact: dict(f.label.texts) for f in field_table().fields}
+    return {"strings": dict(data["strings"]), "facts": facts}
 
 
 def t(key: str, lang: str, **values: Any) -> str:

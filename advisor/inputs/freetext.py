@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.kb.knowledge import Knowledge
+from advisor.inputs.fields import Field, FieldTable, field_table
 from advisor.inputs.scenario import SUFFIXES
+from advisor.kb.knowledge import Knowledge
 
 WORDS = {
     "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -26,8 +27,8 @@ PRECISIONS = {
     "nvfp4": "nvfp4", "mxfp4": "mxfp4", "fp8": "fp8", "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16",
     "int8": "int8", "int4": "int4", "awq": "int4", "gptq": "int4", "w4a16": "int4",
 }
-USERS = r"(users?|nutzer(?:n|innen)?|conversations?|gespräche?n?|sessions?|concurrent|gleichzeitig|clients?|anfragen|requests)"
-CONTEXT = r"(context|kontext|ctx|tokens?|token)"
+# How a number of each field type is written in free text; tokens keep their k/M suffix.
+NUMBER = {"count": r"\d+", "tokens": r"\d+(?:\.\d+)?\s*[km]?", "gbps": r"\d+(?:\.\d+)?"}
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 
 
@@ -67,78 +68,54 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
         return out
     f = out.fields
 
-    m = re.search(rf"(\d+(?:\.\d+)?\s*[km]?)\s*(?:{CONTEXT})", lowered) or re.search(rf"{CONTEXT}\D{{0,12}}(\d+(?:\.\d+)?\s*[km]?)\b", lowered)
-    if m:
-        value = m.group(1) if m.group(1) and m.group(1)[0].isdigit() else m.group(2)
-        f["workload.context_tokens"] = _count(value)
-        lowered = lowered.replace(m.group(0), " ")
-    m = re.search(rf"(\d+)\s*(?:{USERS})", lowered) or re.search(rf"{USERS}\D{{0,12}}(\d+)", lowered)
-    if m:
-        f["workload.concurrent_conversations"] = int(m.group(1) if m.group(1).isdigit() else m.group(2))
-        lowered = lowered.replace(m.group(0), " ")
-    m = re.search(r"(\d+)\s*(?:nodes?|knoten|server)\b", lowered)
-    if m:
-        f["hardware.nodes"] = int(m.group(1))
-    m = re.search(r"(\d+)\s*(?:gb/?s|gbit|gbps|gb)\b.*?(network|netz|infiniband|ib|roce|ethernet|link)", lowered)
-    if m:
-        f["hardware.node_link_gbps"] = float(m.group(1))
-
+    table = field_table(kb.root)
+    lowered = _numbers_with_units(lowered, table, f)
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
         before, after = lowered[max(0, m.start() - 12) : m.start()], lowered[m.end() : m.end() + 12]
-        if re.search(r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as)?[ :-]*$", before) or re.match(r"[ -]?(kv|cache)", after):
+        kv_before = re.search(r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as)?[ :-]*$", before)
+        if kv_before or re.match(r"[ -]?(kv|cache)", after):
             f["kv_cache_dtype"] = PRECISIONS[m.group(1)]
         else:
             f.setdefault("precision", PRECISIONS[m.group(1)])
 
-    if re.search(r"nvswitch|sxm|hgx|dgx", lowered):
-        f["hardware.nvlink"] = "nvswitch" if "nvswitch" in lowered else None
-    if re.search(r"(4|vier)[- ]?(way|fach|er)[- ]?(bridge|brücke)|bridge-4|4er", lowered):
-        f["hardware.nvlink"] = "bridge-4"
-    elif re.search(r"(2|zwei)[- ]?(way|fach|er)[- ]?(bridge|brücke)|bridge-2|2er", lowered):
-        f["hardware.nvlink"] = "bridge-2"
-    elif re.search(r"\b(no|kein|ohne|without)\s+nvlink|pcie only|nur pcie", lowered):
-        f["hardware.nvlink"] = "none"
-    if f.get("hardware.nvlink") is None:
-        f.pop("hardware.nvlink", None)
-
-    if re.search(r"\b(latency|latenz|one user|ein(em)? nutzer|single[- ]stream|schnell)", lowered):
-        f["workload.goal"] = "latency"
-    elif re.search(r"\b(throughput|durchsatz)", lowered):
-        f["workload.goal"] = "throughput"
-    elif re.search(r"\b(capacity|kapazität|most conversations|meiste)", lowered):
-        f["workload.goal"] = "capacity"
-    if re.search(r"\b(training|train|trainieren|fine-?tun)", lowered):
-        f["workload.kind"] = "training"
-    elif re.search(r"\b(inference|serving|inferenz)", lowered):
-        f["workload.kind"] = "inference"
-    if re.search(r"\b(vm|virtual machine|virtuelle[rn]? maschine|cloud instance|hypervisor)\b", lowered):
-        f["hardware.virtualized"] = True
-    elif re.search(r"\b(bare[- ]metal|kein[e]? vm|no vm)\b", lowered):
-        f["hardware.virtualized"] = False
-    if re.search(r"iommu\s*=\s*pt|passthrough", lowered):
-        f["hardware.iommu"] = "passthrough"
-    elif re.search(r"iommu\s*(=\s*)?(off|aus)|intel_iommu=off|amd_iommu=off", lowered):
-        f["hardware.iommu"] = "off"
-    elif re.search(r"translated|intel_iommu=on|übersetz", lowered):
-        f["hardware.iommu"] = "translated"
-    if re.search(r"acs\W+(enabled|on|an|aktiv)|srcvalid\+", lowered):
-        f["hardware.acs"] = "enabled"
-    elif re.search(r"acs\W+(disabled|off|aus)", lowered):
-        f["hardware.acs"] = "disabled"
-    if re.search(r"p2p\W+(works|ok|funktioniert|geht)|peer.to.peer\W+(works|funktioniert)", lowered):
-        f["hardware.p2p"] = "ok"
-    elif re.search(r"(p2p|peer.to.peer)\W+(broken|fails|not supported|kaputt|geht nicht|defekt)|no p2p|kein p2p|\bns\b", lowered):
-        f["hardware.p2p"] = "broken"
-    if re.search(r"\bsglang\b", lowered):
-        f["engine"] = "sglang"
-    elif re.search(r"\bvllm\b", lowered):
-        f["engine"] = "vllm"
+    for fld in table.fields:
+        for value, pattern in fld.values:
+            if re.search(pattern, lowered):
+                f[fld.path] = value
+                break
 
     _names(raw, lowered, kb, out)
     if expecting and not f and not out.unsure:
-        spec = kb.facts.get(expecting)
-        _expected(lowered, spec.scenario if spec and spec.scenario else expecting, out)
+        asked = table.by_fact().get(expecting) or table.by_path().get(expecting)
+        if asked is not None:
+            _expected(lowered, asked, out)
     return out
+
+
+def _value(kind: str, text: str) -> int | float:
+    return float(text) if kind == "gbps" else _count(text)
+
+
+def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) -> str:
+    """Numbers with their fields' words ("60 users", "8k context", "users: 60"); the text is returned
+    without the numbers of fields whose words may stand on either side, so no other field reads them."""
+    numbered = [f for f in table.fields if f.unit_words]
+    # First every "number, then words" form, then the "words, then number" forms: the first is the surer.
+    for fld in numbered:
+        m = re.search(rf"(?P<n>{NUMBER[fld.type]})\s*(?:{fld.unit_words})", lowered)
+        if m:
+            found[fld.path] = _value(fld.type, m.group("n"))
+            if fld.either_side:
+                lowered = lowered.replace(m.group(0), " ")
+    for fld in numbered:
+        if not fld.either_side or fld.path in found:
+            continue
+        tail = r"\b" if fld.type == "tokens" else ""
+        m = re.search(rf"(?:{fld.unit_words})\D{{0,12}}(?P<n>{NUMBER[fld.type]}){tail}", lowered)
+        if m:
+            found[fld.path] = _value(fld.type, m.group("n"))
+            lowered = lowered.replace(m.group(0), " ")
+    return lowered
 
 
 def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
@@ -176,22 +153,19 @@ def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
     return kb.gpus[item_id].name if kind == "gpu" else kb.models[item_id].name
 
 
-def _expected(lowered: str, path: str, out: Understood) -> None:
-    """A bare answer ("60", "yes", "8k") to the question just asked, about the scenario field `path`."""
+def _expected(lowered: str, asked: Field, out: Understood) -> None:
+    """A bare answer ("60", "yes", "8k", "fp8") to the question just asked, about the field `asked`."""
     m = re.fullmatch(r"\s*(?:about|circa|ca\.?|etwa|rund|~)?\s*(\d+(?:\.\d+)?\s*[km]?)\s*", lowered)
     yes = re.fullmatch(r"\s*(yes|ja|y|j|jawohl|sure|klar)\s*", lowered)
     no = re.fullmatch(r"\s*(no|nein|n|nope)\s*", lowered)
-    counts = ("workload.concurrent_conversations", "hardware.gpus_per_node", "hardware.nodes", "workload.micro_batches",
-              "workload.prompt_tokens", "workload.context_tokens")
-    if path in counts and m:
+    path = asked.path
+    if asked.type in ("count", "tokens") and m:
         out.fields[path] = _count(m.group(1))
-    elif path == "workload.memory_utilization" and m:
+    elif asked.type in ("share", "gbps") and m:
         out.fields[path] = float(m.group(1))
-    elif path == "hardware.virtualized" and (yes or no):
+    elif asked.type == "bool" and (yes or no):
         out.fields[path] = bool(yes)
-    elif path == "hardware.p2p" and (yes or no):
-        out.fields[path] = "ok" if yes else "broken"
-    elif path == "hardware.acs" and (yes or no):
-        out.fields[path] = "enabled" if yes else "disabled"
-    elif path in ("hardware.iommu", "hardware.nvlink", "workload.goal", "precision", "kv_cache_dtype", "engine") and lowered.strip():
+    elif asked.yes_no and (yes or no):
+        out.fields[path] = asked.yes_no[0] if yes else asked.yes_no[1]
+    elif (asked.type == "enum" or asked.bare) and lowered.strip():
         out.fields[path] = lowered.strip()

@@ -16,26 +16,18 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.fuzzy import closest
-from advisor.kb.knowledge import Gpu, Knowledge, Model
+from advisor.inputs import fields
+from advisor.inputs.fields import Field, FieldTable, field_table
 from advisor.inputs.modelconfig import model_from_config
+from advisor.kb.knowledge import Gpu, Knowledge, Model
 from advisor.yamlio import load_file
 
-ENUMS: dict[str, tuple[str, ...]] = {
-    "nvlink": ("none", "bridge-2", "bridge-4", "nvswitch"),
-    "iommu": ("off", "passthrough", "translated", "unknown"),
-    "acs": ("disabled", "enabled", "unknown"),
-    "p2p": ("ok", "broken", "unknown"),
-    "kind": ("inference", "training"),
-    "goal": ("throughput", "latency", "capacity"),
-    "engine": ("vllm", "sglang"),
-}
-SECTIONS = ("hardware", "workload")
-TOP_FIELDS = ("model", "precision", "kv_cache_dtype", "hardware", "workload", "engine")
-HARDWARE_FIELDS = ("gpu", "gpus_per_node", "nodes", "nvlink", "node_link_gbps", "virtualized", "iommu", "acs", "p2p")
-WORKLOAD_FIELDS = (
-    "kind", "goal", "concurrent_conversations", "context_tokens", "prompt_tokens", "memory_utilization", "micro_batches",
-    "independent_models",
-)
+_TABLE = field_table()
+ENUMS: dict[str, tuple[str, ...]] = {f.key: f.choices for f in _TABLE.fields if f.type == "enum"}
+SECTIONS = fields.SECTIONS
+TOP_FIELDS = (*_TABLE.section_keys(None), *SECTIONS)
+HARDWARE_FIELDS = _TABLE.section_keys("hardware")
+WORKLOAD_FIELDS = _TABLE.section_keys("workload")
 
 
 @dataclass(frozen=True)
@@ -126,9 +118,7 @@ def _flag(value: Any, where: str) -> bool:
     raise InputError(f"expected yes or no, not {value!r}", where=where)
 
 
-def _enum(name: str) -> Callable[[Any, str], str]:
-    choices = ENUMS[name]
-
+def _enum(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
     def parse(value: Any, where: str) -> str:
         text = str(value).strip().lower()
         if value is False and "none" in choices:
@@ -146,32 +136,26 @@ def _text(value: Any, where: str) -> str:
     return str(value).strip()
 
 
-PARSERS: dict[str, Callable[[Any, str], Any]] = {
-    "model": _text,
-    "precision": _text,
-    "kv_cache_dtype": _text,
-    "engine": _enum("engine"),
-    "hardware.gpu": _text,
-    "hardware.gpus_per_node": _count,
-    "hardware.nodes": _count,
-    "hardware.nvlink": _enum("nvlink"),
-    "hardware.node_link_gbps": _positive,
-    "hardware.virtualized": _flag,
-    "hardware.iommu": _enum("iommu"),
-    "hardware.acs": _enum("acs"),
-    "hardware.p2p": _enum("p2p"),
-    "workload.kind": _enum("kind"),
-    "workload.goal": _enum("goal"),
-    "workload.concurrent_conversations": _count,
-    "workload.context_tokens": _tokens,
-    "workload.prompt_tokens": _tokens,
-    "workload.memory_utilization": _fraction,
-    "workload.micro_batches": _count,
-    "workload.independent_models": _count,
+TYPE_PARSERS: dict[str, Callable[[Any, str], Any]] = {
+    "text": _text, "count": _count, "tokens": _tokens, "bool": _flag, "share": _fraction, "gbps": _positive,
 }
 
 
-def _flatten(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+def parser_of(field: Field) -> Callable[[Any, str], Any]:
+    """The parser of one field: its type's, or its choices' for an enum."""
+    return _enum(field.choices) if field.type == "enum" else TYPE_PARSERS[field.type]
+
+
+def parsers(table: FieldTable) -> dict[str, Callable[[Any, str], Any]]:
+    """Scenario path to parser, for every field of `table`."""
+    return {f.path: parser_of(f) for f in table.fields}
+
+
+PARSERS: dict[str, Callable[[Any, str], Any]] = parsers(_TABLE)
+
+
+def _flatten(raw: Mapping[str, Any], where: str, table: FieldTable) -> dict[str, Any]:
+    top, keys = table.section_keys(None), {section: table.section_keys(section) for section in SECTIONS}
     flat: dict[str, Any] = {}
     for key, value in raw.items():
         key = str(key)
@@ -180,19 +164,18 @@ def _flatten(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
                 continue
             if not isinstance(value, Mapping):
                 raise InputError(f"{key!r} should be a mapping of fields", where=where)
-            allowed = HARDWARE_FIELDS if key == "hardware" else WORKLOAD_FIELDS
+            allowed = keys[key]
             for sub, v in value.items():
                 if str(sub) not in allowed:
                     raise InputError(f"unknown field '{key}.{sub}'", where=where, hint=closest(str(sub), allowed))
                 flat[f"{key}.{sub}"] = v
-        elif key in TOP_FIELDS:
+        elif key in top:
             flat[key] = value
         else:
-            everything = list(TOP_FIELDS) + list(HARDWARE_FIELDS) + list(WORKLOAD_FIELDS)
-            hint = closest(key, everything)
-            if key in HARDWARE_FIELDS or key in WORKLOAD_FIELDS:
-                section = "hardware" if key in HARDWARE_FIELDS else "workload"
-                hint = f"it belongs under '{section}:'"
+            hint = closest(key, [*top, *SECTIONS, *(k for section in SECTIONS for k in keys[section])])
+            for section in SECTIONS:
+                if key in keys[section]:
+                    hint = f"it belongs under '{section}:'"
             raise InputError(f"unknown field {key!r}", where=where, hint=hint)
     return flat
 
@@ -207,81 +190,67 @@ def load_scenario_file(path: Path) -> dict[str, Any]:
 
 def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_dir: Path | None = None) -> Scenario:
     """Check and normalise a raw scenario; resolve the model and GPU in the catalogue."""
-    flat = {k: v for k, v in _flatten(raw, where).items() if v is not None}
+    table = field_table(kb.root)
+    by_path = table.by_path()
+    flat = {k: v for k, v in _flatten(raw, where, table).items() if v is not None}
     given = frozenset(flat)
-    for required in ("model", "hardware.gpu"):
+    for required in (f.path for f in table.fields if f.required):
         if required not in flat:
             raise InputError(f"missing field '{required}'", where=where)
     values: dict[str, Any] = {}
     for path, value in flat.items():
-        values[path] = PARSERS[path](value, f"{where}: {path}")
+        values[path] = parser_of(by_path[path])(value, f"{where}: {path}")
 
     model = _resolve_model(values["model"], kb, base_dir)
     gpu = kb.find_gpu(values["hardware.gpu"])
     defaults = kb.settings.get("defaults", {})
-    precision_name = values.get("precision") or (
-        model.native_precision if model.native_precision in kb.precisions else defaults.get("precision", "bf16")
-    )
-    precision = kb.find_precision(precision_name)
-    kv = kb.find_precision(values.get("kv_cache_dtype") or defaults.get("kv_cache_dtype", "bf16"))
+
+    def value_of(f: Field) -> Any:
+        if f.path in values:
+            return values[f.path]
+        if f.default_from == "model" and model.native_precision in kb.precisions:
+            return model.native_precision
+        if f.default_from == "gpu":
+            return gpu.nvlink
+        return defaults.get(f.fact, f.default)
+
+    fields_ = table.by_fact()
+    precision = kb.find_precision(value_of(fields_["precision"]))
+    kv = kb.find_precision(value_of(fields_["kv_cache_dtype"]))
     if not kv.kv_cache:
         raise InputError(
             f"{kv.id} is not a KV-cache data type",
             where=f"{where}: kv_cache_dtype",
             hint="choose " + ", ".join(p.id for p in kb.precisions.values() if p.kv_cache),
         )
+    resolved: dict[str, Any] = {f.path: value_of(f) for f in table.fields}
+    resolved.update({"model": model.name, "precision": precision.id, "kv_cache_dtype": kv.id, "hardware.gpu": gpu.name})
 
-    def pick(path: str, default_key: str, fallback: Any = None) -> Any:
-        return values.get(path, defaults.get(default_key, fallback))
-
-    gpus_per_node = values.get("hardware.gpus_per_node", 1)
-    nodes = pick("hardware.nodes", "nodes", 1)
-    total = gpus_per_node * nodes
+    total = resolved["hardware.gpus_per_node"] * resolved["hardware.nodes"]
     limit = int(kb.settings.get("max_total_gpus", 65536))
     if total > limit:
         raise InputError(f"{total:,} GPUs is beyond what the advisor plans for (at most {limit:,})", where=where)
-    context = pick("workload.context_tokens", "context_tokens", 8192)
+    context = resolved["workload.context_tokens"]
     max_context = int(kb.settings.get("max_context_tokens", 10_000_000))
     if context > max_context:
-        raise InputError(f"a context of {context:,} tokens is beyond {max_context:,}", where=f"{where}: workload.context_tokens")
-    prompt = pick("workload.prompt_tokens", "prompt_tokens", 2000)
+        raise InputError(f"a context of {context:,} tokens is beyond {max_context:,}",
+                         where=f"{where}: workload.context_tokens")
+    prompt = resolved["workload.prompt_tokens"]
     if prompt > context and "workload.prompt_tokens" in values and "workload.context_tokens" in values:
         raise InputError(
             f"the prompt ({prompt:,} tokens) is longer than the context ({context:,} tokens)",
             where=f"{where}: workload.prompt_tokens",
         )
-    prompt = min(prompt, context)
-    nvlink = values.get("hardware.nvlink", gpu.nvlink)
+    resolved["workload.prompt_tokens"] = min(prompt, context)
 
-    data: dict[str, Any] = {
-        "model": model.name,
-        "model_id": model.id,
-        "precision": precision.id,
-        "kv_cache_dtype": kv.id,
-        "hardware": {
-            "gpu": gpu.name,
-            "gpu_id": gpu.id,
-            "gpus_per_node": gpus_per_node,
-            "nodes": nodes,
-            "nvlink": nvlink,
-            "node_link_gbps": values.get("hardware.node_link_gbps"),
-            "virtualized": pick("hardware.virtualized", "virtualized", False),
-            "iommu": pick("hardware.iommu", "iommu", "unknown"),
-            "acs": pick("hardware.acs", "acs", "unknown"),
-            "p2p": pick("hardware.p2p", "p2p", "unknown"),
-        },
-        "workload": {
-            "kind": pick("workload.kind", "workload_kind", "inference"),
-            "goal": pick("workload.goal", "goal", "throughput"),
-            "concurrent_conversations": values.get("workload.concurrent_conversations"),
-            "context_tokens": context,
-            "prompt_tokens": prompt,
-            "memory_utilization": pick("workload.memory_utilization", "memory_utilization", 0.9),
-            "micro_batches": values.get("workload.micro_batches"),
-            "independent_models": pick("workload.independent_models", "independent_models", 1),
-        },
-        "engine": pick("engine", "engine", "vllm"),
-    }
+    # The catalogue ids sit beside the names they resolve.
+    ids = {"model": ("model_id", model.id), "hardware.gpu": ("gpu_id", gpu.id)}
+    data: dict[str, Any] = {}
+    for f in table.fields:
+        node = data.setdefault(f.section, {}) if f.section else data
+        node[f.key] = resolved[f.path]
+        if f.path in ids:
+            node[ids[f.path][0]] = ids[f.path][1]
     return Scenario(data=data, model=model, gpu=gpu, given=given)
 
 

@@ -1,0 +1,191 @@
+"""The scenario's field table (knowledge/fields.yaml): one row per input fact a user states.
+
+Guarantees: every row has a scenario path (a top-level key or hardware.KEY / workload.KEY), a known
+type, choices for an enum, a label and a help text in every language, and free-text patterns that
+compile and name only the field's own values; paths, facts and flags are each unique. The CLI flags,
+the scenario parsers and defaults, the chat's /set names and labels, and the free-text reader's words
+are derived from this table, so a new input field is one row here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import KnowledgeError
+from advisor.i18n import Text
+from advisor.kb.paths import knowledge_dir
+from advisor.yamlio import load_file
+
+FILE = "fields.yaml"
+TYPES = ("text", "count", "tokens", "enum", "bool", "share", "gbps")
+# The type a fact of knowledge/facts.yaml has for each field type.
+FACT_TYPES = {"text": ("text", "enum"), "count": ("integer",), "tokens": ("integer",), "enum": ("enum",),
+              "bool": ("bool",), "share": ("number",), "gbps": ("number",)}
+SECTIONS = ("hardware", "workload")
+DEFAULT_FROM = ("model", "gpu")
+COMPLETE = ("gpus", "models", "precisions", "kv_precisions")
+KEYS = {"path", "type", "choices", "required", "default", "default_from", "flag", "size", "strict", "stated",
+        "complete", "label", "help", "text"}
+TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One scenario field: where it sits, how it is parsed, its flag, defaults, words and labels."""
+
+    fact: str
+    path: str
+    type: str
+    label: Text
+    help: Text
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    default: Any = None
+    default_from: str | None = None
+    flag: str | None = None
+    size: bool = False
+    strict: bool = False
+    stated: bool = True
+    complete: str | None = None
+    unit_words: str | None = None
+    either_side: bool = False
+    values: tuple[tuple[Any, str], ...] = ()
+    yes_no: tuple[Any, Any] | None = None
+    bare: bool = False
+
+    @property
+    def section(self) -> str | None:
+        """'hardware' or 'workload', or None for a top-level field."""
+        return self.path.split(".")[0] if "." in self.path else None
+
+    @property
+    def key(self) -> str:
+        """The field's name inside its section (or at the top)."""
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def dest(self) -> str | None:
+        """The argparse destination of the flag ('--kv-cache-dtype' gives 'kv_cache_dtype')."""
+        return self.flag.lstrip("-").replace("-", "_") if self.flag else None
+
+
+@dataclass(frozen=True)
+class FieldTable:
+    """The rows of the field table, in their order, with look-ups by fact and by path."""
+
+    fields: tuple[Field, ...]
+    where: str
+
+    def by_fact(self) -> dict[str, Field]:
+        """Each field under its fact's name."""
+        return {f.fact: f for f in self.fields}
+
+    def by_path(self) -> dict[str, Field]:
+        """Each field under its scenario path."""
+        return {f.path: f for f in self.fields}
+
+    def paths(self) -> dict[str, str]:
+        """Fact name to scenario path, for every field."""
+        return {f.fact: f.path for f in self.fields}
+
+    def flags(self, sizing: bool = False) -> tuple[Field, ...]:
+        """The fields with a CLI flag (for `size`: only those it takes)."""
+        return tuple(f for f in self.fields if f.flag and (f.size or not sizing))
+
+    def section_keys(self, section: str | None) -> tuple[str, ...]:
+        """The field names of one section ('hardware', 'workload'), or the top-level fields for None."""
+        return tuple(f.key for f in self.fields if f.section == section)
+
+
+def _text(raw: dict[str, Any], key: str, where: str) -> Text:
+    value = raw.get(key)
+    if not isinstance(value, dict):
+        raise KnowledgeError(f"{key!r} should be a mapping of languages", where=where)
+    return Text.checked(value, key, where, KnowledgeError)
+
+
+def _pattern(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise KnowledgeError(f"expected a pattern, not {value!r}", where=where)
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise KnowledgeError(f"pattern {value!r} does not compile: {exc}", where=where) from None
+    return value
+
+
+def _field(fact: str, raw: Any, where: str) -> Field:
+    where = f"{where} field {fact}"
+    if not isinstance(raw, dict):
+        raise KnowledgeError("a field should be a mapping", where=where)
+    unknown = set(raw) - KEYS
+    if unknown:
+        raise KnowledgeError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}", where=where)
+    path = raw.get("path")
+    if not isinstance(path, str) or not re.fullmatch(r"([a-z_]+\.)?[a-z_0-9]+", path) or (
+            "." in path and path.split(".")[0] not in SECTIONS) or path in SECTIONS:
+        keys = " / ".join(s + ".KEY" for s in SECTIONS)
+        raise KnowledgeError(f"path {path!r} should be a top-level key or {keys}", where=where)
+    kind = raw.get("type")
+    if kind not in TYPES:
+        raise KnowledgeError(f"type {kind!r} is not one of {', '.join(TYPES)}", where=where)
+    choices = tuple(str(c) for c in raw.get("choices") or ())
+    if (kind == "enum") != bool(choices):
+        raise KnowledgeError("an enum field, and only an enum field, lists its choices", where=where)
+    allowed: tuple[Any, ...] = choices if kind == "enum" else (True, False) if kind == "bool" else ()
+    default = raw.get("default")
+    if default is not None and allowed and default not in allowed:
+        raise KnowledgeError(f"default {default!r} is not one of its values", where=where)
+    if raw.get("default_from") not in (None, *DEFAULT_FROM):
+        raise KnowledgeError(f"default_from should be one of {', '.join(DEFAULT_FROM)}", where=where)
+    if raw.get("complete") not in (None, *COMPLETE):
+        raise KnowledgeError(f"complete should be one of {', '.join(COMPLETE)}", where=where)
+    flag = raw.get("flag")
+    if flag is not None and (not isinstance(flag, str) or not re.fullmatch(r"--[a-z][a-z0-9-]*", flag)):
+        raise KnowledgeError(f"flag {flag!r} should look like --name", where=where)
+    text = raw.get("text") or {}
+    if not isinstance(text, dict) or set(text) - TEXT_KEYS:
+        raise KnowledgeError(f"text should be a mapping of {', '.join(sorted(TEXT_KEYS))}", where=where)
+    values = []
+    for value, pattern in (text.get("values") or {}).items():
+        if value not in allowed:
+            raise KnowledgeError(f"text value {value!r} is not one of the field's values", where=where)
+        values.append((value, _pattern(pattern, where)))
+    yes_no = text.get("yes_no")
+    if yes_no is not None and (not isinstance(yes_no, list) or len(yes_no) != 2 or not set(yes_no) <= set(allowed)):
+        raise KnowledgeError("yes_no should name two of the field's values", where=where)
+    unit = text.get("unit")
+    if unit is not None and kind not in ("count", "tokens", "gbps"):
+        raise KnowledgeError("only a number field reads a number with its unit words", where=where)
+    return Field(
+        fact=fact, path=path, type=kind, label=_text(raw, "label", where), help=_text(raw, "help", where),
+        choices=choices, required=bool(raw.get("required")), default=default, default_from=raw.get("default_from"),
+        flag=flag, size=bool(raw.get("size")), strict=bool(raw.get("strict")),
+        stated=raw.get("stated", True) is not False,
+        complete=raw.get("complete"), unit_words=_pattern(unit, where) if unit is not None else None,
+        either_side=bool(text.get("either_side")), values=tuple(values),
+        yes_no=(yes_no[0], yes_no[1]) if yes_no else None, bare=bool(text.get("bare")),
+    )
+
+
+@cache
+def _load(path: Path) -> FieldTable:
+    data = load_file(path, KnowledgeError)
+    if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
+        raise KnowledgeError("expected a top-level 'fields' mapping", where=str(path))
+    fields = tuple(_field(str(fact), raw, str(path)) for fact, raw in data["fields"].items())
+    for what, names in (("path", [f.path for f in fields]), ("flag", [f.flag for f in fields if f.flag]),
+                        ("field key", [f.key for f in fields])):
+        doubled = sorted({n for n in names if names.count(n) > 1})
+        if doubled:
+            raise KnowledgeError(f"{what} used by more than one field: {', '.join(doubled)}", where=str(path))
+    return FieldTable(fields, str(path))
+
+
+def field_table(root: Path | None = None) -> FieldTable:
+    """The field table of the knowledge folder `root` (default: the advisor's knowledge base)."""
+    return _load(((root or knowledge_dir()) / FILE).resolve())

@@ -1,0 +1,189 @@
+"""The field table (knowledge/fields.yaml): a new input field is one row there, and the CLI, the
+scenario file, the chat and the free-text reader take it; every row agrees with the fact table."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import parser
+from advisor.errors import KnowledgeError
+from advisor.inputs.fields import FACT_TYPES, field_table
+from advisor.kb.knowledge import load
+from advisor.kb.paths import knowledge_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+# The fact a rule would name, in a facts file of its own beside facts.yaml.
+NEW_FACT = """\
+facts:
+  max_num_seqs:
+    kind: input
+    type: integer
+    scenario: workload.max_num_seqs
+    doc:
+      en: "Most sequences one replica runs at once (vLLM --max-num-seqs)."
+      de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (vLLM --max-num-seqs)."
+    question:
+      en: "How many sequences may one replica run at once?"
+      de: "Wie viele Sequenzen darf ein Replikat gleichzeitig ausführen?"
+"""
+# The one row of the field table.
+NEW_ROW = """\
+  max_num_seqs:
+    path: workload.max_num_seqs
+    type: count
+    flag: --max-num-seqs
+    label: {en: "sequence limit", de: "Sequenzgrenze"}
+    help: {en: "most sequences one replica runs at once", de: "höchstens gleichzeitig laufende Sequenzen je Replikat"}
+    text: {unit: '(?:seqs|sequences|sequenzen)\\b'}
+"""
+CHAT = textwrap.dedent("""\
+    import sys
+    from advisor.chat.dialogue import ChatSession
+    from advisor.core.engine import Engine
+    session = ChatSession(Engine.load(), sys.argv[1])
+    session.opening()
+    session.respond("Llama 3.1 8B on one L4")
+    for said in sys.argv[2:]:
+        reply = session.respond(said)
+        print(reply.text)
+        print("understood:", reply.understood)
+""")
+
+
+def advisor(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, input=stdin, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def knowledge_with_fact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("kb") / "knowledge"
+    shutil.copytree(knowledge_dir(), root)
+    (root / "facts").mkdir()
+    (root / "facts" / "serving.yaml").write_text(NEW_FACT, encoding="utf-8")
+    return root
+
+
+def env_for(root: Path) -> dict[str, str]:
+    return {**os.environ, "ADVISOR_KNOWLEDGE_DIR": str(root)}
+
+
+def test_without_its_row_a_fact_is_no_flag(knowledge_with_fact):
+    run = advisor(env_for(knowledge_with_fact), "recommend", "--model", "llama 3.1 8b", "--gpu", "l4",
+                  "--max-num-seqs", "64")
+    assert run.returncode == 2
+    assert "unrecognized arguments: --max-num-seqs" in run.stderr
+
+
+@pytest.fixture(scope="module")
+def knowledge_with_row(knowledge_with_fact: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("kb-row") / "knowledge"
+    shutil.copytree(knowledge_with_fact, root)
+    table = root / "fields.yaml"
+    table.write_text(table.read_text(encoding="utf-8") + NEW_ROW, encoding="utf-8")
+    return root
+
+
+def test_one_row_is_a_cli_flag(knowledge_with_row):
+    env = env_for(knowledge_with_row)
+    helped = advisor(env, "recommend", "--help")
+    assert "--max-num-seqs MAX_NUM_SEQS" in helped.stdout
+    assert "most sequences one replica runs at once" in helped.stdout
+    run = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64",
+                  "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["input"]["workload"]["max_num_seqs"] == 64
+    bad = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "many")
+    assert bad.returncode != 0
+    assert "workload.max_num_seqs: expected a whole number, not 'many'" in bad.stderr
+
+
+def test_one_row_is_a_scenario_field(knowledge_with_row, tmp_path):
+    scenario = tmp_path / "serving.yaml"
+    scenario.write_text("model: llama 3.1 8b\nhardware: {gpu: l4}\nworkload: {max_num_seqs: 32}\n", encoding="utf-8")
+    run = advisor(env_for(knowledge_with_row), "recommend", str(scenario), "--format", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["input"]["workload"]["max_num_seqs"] == 32
+    misplaced = tmp_path / "misplaced.yaml"
+    misplaced.write_text("model: llama 3.1 8b\nhardware: {gpu: l4, max_num_seqs: 32}\n", encoding="utf-8")
+    run = advisor(env_for(knowledge_with_row), "recommend", str(misplaced))
+    assert "unknown field 'hardware.max_num_seqs'" in run.stderr
+
+
+@pytest.mark.parametrize(("lang", "said", "expected"), [
+    ("en", "/set max_num_seqs 48", "Changed sequence limit: — → 48."),
+    ("de", "/set Sequenzgrenze 48", "Sequenzgrenze geändert: — → 48."),
+    ("en", "/set workload.max_num_seqs 1k", "Changed sequence limit: — → 1,024."),
+])
+def test_one_row_is_a_chat_fact_with_its_labels(knowledge_with_row, lang, said, expected):
+    run = subprocess.run([sys.executable, "-c", CHAT, lang, said], capture_output=True, text=True, cwd=ROOT,
+                         env=env_for(knowledge_with_row), timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert expected in run.stdout
+
+
+def test_one_row_is_read_in_free_text(knowledge_with_row):
+    run = subprocess.run([sys.executable, "-c", CHAT, "de", "höchstens 16 Sequenzen"], capture_output=True,
+                         text=True, cwd=ROOT, env=env_for(knowledge_with_row), timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "understood: {'workload.max_num_seqs': 16}" in run.stdout
+
+
+# --- the table agrees with the fact table, the settings and the CLI -------------------------------
+
+
+def test_every_field_is_an_input_fact_of_the_same_type():
+    kb = load()
+    for f in field_table().fields:
+        spec = kb.facts.get(f.fact)
+        assert spec is not None, f"field {f.fact} has no fact in knowledge/facts.yaml"
+        assert spec.kind == "input" and spec.scenario == f.path, f.fact
+        assert spec.type in FACT_TYPES[f.type], f"{f.fact}: a {f.type} field, a {spec.type} fact"
+        if f.type == "enum":
+            assert set(spec.choices) <= set(f.choices) and set(f.choices) - set(spec.choices) <= {"unknown"}, f.fact
+
+
+def test_every_input_fact_with_a_scenario_path_is_a_field():
+    paths = {f.path for f in field_table().fields}
+    missing = [name for name, spec in load().facts.items() if spec.kind == "input" and spec.scenario not in paths]
+    assert not missing
+
+
+def test_every_field_speaks_both_languages_and_every_enum_lists_its_values():
+    for f in field_table().fields:
+        for lang in ("en", "de"):
+            assert f.label.texts.get(lang) and f.help.texts.get(lang), f"{f.fact} lacks {lang}"
+        if f.type == "enum":
+            assert f.choices, f.fact
+
+
+def test_defaults_agree_with_the_settings_where_both_state_one():
+    defaults = load().settings["defaults"]
+    for f in field_table().fields:
+        if f.fact in defaults and f.default is not None:
+            assert defaults[f.fact] == f.default, f"{f.fact}: {f.default!r} here, {defaults[f.fact]!r} in settings"
+
+
+def test_every_flag_is_unique_and_on_the_commands():
+    flags = [f.flag for f in field_table().fields if f.flag]
+    assert len(flags) == len(set(flags))
+    sub = next(a for a in parser()._actions if a.dest == "command")
+    recommend = {s for a in sub.choices["recommend"]._actions for s in a.option_strings}
+    size = {s for a in sub.choices["size"]._actions for s in a.option_strings}
+    assert set(flags) <= recommend
+    assert {f.flag for f in field_table().flags(sizing=True)} == size & set(flags)
+
+
+def test_a_doubled_flag_is_refused_with_its_name(tmp_path):
+    table = (knowledge_dir() / "fields.yaml").read_text(encoding="utf-8")
+    (tmp_path / "fields.yaml").write_text(table.replace("flag: --prompt", "flag: --context"), encoding="utf-8")
+    with pytest.raises(KnowledgeError, match="flag used by more than one field: --context"):
+        field_table(tmp_path)
