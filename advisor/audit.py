@@ -20,6 +20,7 @@ from advisor.core.facts import Facts, Origin
 from advisor.core.layouts import Layout
 from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Unknown
 from advisor.errors import AdvisorError, InputError
+from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
 from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
 from advisor.inputs.evidence.registry import parse_files
 from advisor.inputs.scenario import build
@@ -272,7 +273,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     if raw.get("model") and hw.get("gpu"):
         try:
             scenario = build(raw, engine.kb, where="deployment")
-            rec = engine.evaluate(scenario, lang, only=layout, known=f.values, known_origin=origins, search=search)
+            rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
@@ -280,21 +281,23 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     else:
         missing = "model" if not raw.get("model") else "gpu"
         spec = engine.kb.facts[missing]
-        unknowns.append(Unknown(missing, spec.question.get(lang) if spec.question else missing,
-                                "needed to check fit, split and link rules", (), spec.settle.get(lang) if spec.settle else None))
+        unknowns.append(Unknown(missing, spec.question or Text.same(missing), Message(label_text("needed_for_audit")),
+                                (), spec.settle))
     if rec is None:  # the deployed layout and the GPU's links still decide the audit rules
         deployed = {"tp": layout.tp, "pp": layout.pp, "replicas": layout.replicas, "ep": layout.ep}
         env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
     _busbw_facts(f, parsed, env)
     env.update(f.values)
-    host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, lang, rec.layout if rec else None)
+    host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
     findings = (list(rec.findings) if rec else []) + host.findings
     firings = (list(rec.firings) if rec else []) + host.firings
     findings = [_with_evidence(x, engine, f) for x in findings]
     findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
     findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
     facts = _public_facts(f, raw, dep, groups)
-    return AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, lang, problems, firings)
+    result = AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, DEFAULT_LANG, problems,
+                         firings)
+    return result.in_lang(lang)
 
 
 def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:

@@ -8,8 +8,9 @@ errors and YAML loading.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -65,6 +66,14 @@ class Text:
 
     def __repr__(self) -> str:
         return f"Text({dict(self.texts)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Text, (dict(self.texts),))
+
+    @classmethod
+    def same(cls, text: str) -> Text:
+        """A text that reads the same in every language (a formula, a name)."""
+        return cls({DEFAULT_LANG: text})
 
     def get(self, lang: str) -> str:
         """The text in `lang`, the default language's where `lang` has none."""
@@ -131,6 +140,62 @@ def _labels() -> dict[str, Text]:
     return {k: Text(v) for k, v in data["labels"].items()}
 
 
+def label_text(key: str) -> Text:
+    """A heading or short label of the reports, in every language."""
+    return _labels()[key]
+
+
 def label(key: str, lang: str) -> str:
     """A heading or short label of the reports in `lang`."""
     return _labels()[key].get(lang)
+
+
+class _Filler(string.Formatter):
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if value is None:
+            return "?"
+        if isinstance(value, bool):
+            return yes_no(value, self.lang)
+        if not isinstance(value, (int, float)):
+            return format(value, format_spec)
+        if not format_spec:
+            return format_number(value, self.lang)
+        return localize_digits(format(value, format_spec), self.lang)
+
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        return kwargs.get(key)
+
+
+def fill(template: str, values: Mapping[str, Any], lang: str = DEFAULT_LANG) -> str:
+    """A template with its `{name}` fields filled from `values` as `lang` writes them; unknown ones show '?'."""
+    if "{" not in template:
+        return template
+    return _Filler(lang).vformat(template, (), dict(values))
+
+
+def placeholders(template: str) -> set[str]:
+    """The `{name}` fields a template reads."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@dataclass(frozen=True)
+class Message:
+    """A text the reader gets in their language: its template in every language and the values it shows.
+
+    The engine returns messages; renderers fill them in the language they write (`render(lang)`)."""
+
+    template: Text
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, template: Text, facts: Mapping[str, Any]) -> Message:
+        """A message over `facts`, keeping only the values its templates read."""
+        names = set().union(*(placeholders(s) for s in template.texts.values()))
+        return cls(template, {n: facts.get(n) for n in sorted(names)})
+
+    def render(self, lang: str) -> str:
+        """The message in `lang`, numbers with that language's separators."""
+        return fill(self.template.get(lang), self.values, lang)

@@ -15,6 +15,7 @@ from typing import Any
 from advisor.core.engine import Engine
 from advisor.core.records import SizeRow, Sizing
 from advisor.errors import InputError
+from advisor.i18n import DEFAULT_LANG
 from advisor.inputs.scenario import build
 from advisor.kb.knowledge import Knowledge
 
@@ -52,7 +53,7 @@ def size(
         if p.node_link_gbps:
             hw["node_link_gbps"] = p.node_link_gbps
         scenario = build({**raw, "hardware": hw}, kb, where=where, base_dir=base_dir)
-        rec = engine.evaluate(scenario, lang)
+        rec = engine.evaluate(scenario)
         env = rec.env
         status = "no-fit" if rec.layout is None else ("one-card" if env.get("fits_one_gpu") else "split")
         rows.append(SizeRow(p, p.gpus_per_node * p.nodes, status, rec))
@@ -63,8 +64,8 @@ def size(
     smallest = min(serving, key=lambda r: (r.gpus, _warned(r), r.platform.nodes, kb.gpus[r.platform.gpu].memory_gib),
                    default=None)
     facts = _sizing_facts(rows, kb, users)
-    purchase = engine.evaluate_scope("sizing", facts, lang=lang)
-    return Sizing(rows[0].rec.input, rows, smallest, purchase.findings, facts, lang, purchase.firings)
+    purchase = engine.evaluate_scope("sizing", facts)
+    return Sizing(rows[0].rec.input, rows, smallest, purchase.findings, facts, DEFAULT_LANG, purchase.firings).in_lang(lang)
 
 
 def _warned(row: SizeRow) -> bool:

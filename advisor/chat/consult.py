@@ -105,9 +105,10 @@ class Consultation:
         return error
 
     def set_lang(self, lang: str) -> None:
-        """Answer in `lang` from now on; the current recommendation is rebuilt in it."""
+        """Answer in `lang` from now on; the current recommendation is read in it, not evaluated again."""
         self.lang = lang
-        self._refresh()
+        if self.rec is not None:
+            self.rec = self.rec.in_lang(lang)
 
     def _refresh(self) -> None:
         self.error = None

@@ -10,7 +10,6 @@ unknowns with the questions that settle them. Every step leaves a trace.
 from __future__ import annotations
 
 import hashlib
-import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,11 +19,11 @@ from typing import Any
 from advisor.kb import knowledge as knowledge_mod
 from advisor.kb import rules as rules_mod
 from advisor.core.formulas.calc import Calculator
-from advisor.i18n import format_number, localize_digits, yes_no
+from advisor.i18n import Message, Text
 from advisor.core.facts import Origin, scenario_facts
 from advisor.kb.knowledge import Knowledge
 from advisor.core.layouts import Layout, candidates, link_facts
-from advisor.core.records import Alternative, FigureTrace, Finding, Firing, Recommendation, Unknown
+from advisor.core.records import NO_TEXT, Alternative, FigureTrace, Finding, Firing, Recommendation, Unknown
 from advisor.kb.rules import SEVERITIES, Rule, RuleBase
 from advisor.inputs.scenario import Scenario
 
@@ -160,7 +159,7 @@ class Engine:
         chosen = cands[0] if only is not None else self._select(cands, env)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        return self._result(s, env, trace, chosen, cands, lang, origin)
+        return self._result(s, env, trace, chosen, cands, origin).in_lang(lang)
 
     def _scenario_from_layouts(self, env: dict[str, Any], cands: list[Candidate], origin: dict[str, Origin]) -> None:
         one = next((c for c in cands if c.layout == Layout(env["total_gpus"], 1, 1)), None)
@@ -203,7 +202,6 @@ class Engine:
         trace: dict[str, str],
         chosen: Candidate | None,
         cands: list[Candidate],
-        lang: str,
         origin: dict[str, Origin],
     ) -> Recommendation:
         from advisor.core.launch_lines import launch_commands
@@ -213,7 +211,7 @@ class Engine:
         findings: list[Finding] = []
         firings: list[Firing] = []
         undecided: list[tuple[Rule, Mapping[str, Any]]] = []
-        scope = self.evaluate_scope("scenario", env, trace, origin, lang)
+        scope = self.evaluate_scope("scenario", env, trace, origin)
         findings += scope.findings
         firings += scope.firings
         undecided += [(rule, env) for rule in scope.undecided]
@@ -224,7 +222,7 @@ class Engine:
                     Firing(rule.id, outcome, {n: chosen.env.get(n) for n in sorted(rule.when.names)}, chosen.layout)
                 )
                 if outcome:
-                    findings.append(self.finding(rule, chosen.env, chosen.trace, origin, lang, chosen.layout))
+                    findings.append(self.finding(rule, chosen.env, chosen.trace, origin, chosen.layout))
                 elif outcome is None:
                     undecided.append((rule, chosen.env))
         findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), f.rule))
@@ -234,7 +232,7 @@ class Engine:
         }
         def traces() -> dict[str, FigureTrace]:
             return {
-                out: self.figure(name, final_env, final_trace, origin, lang)
+                out: self.figure(name, final_env, final_trace, origin)
                 for out, name in CONTRACT_FIGURES.items()
                 if figures.get(out) is not None
             }
@@ -243,11 +241,10 @@ class Engine:
             input=s.data,
             layout=chosen.layout if chosen else None,
             figures=figures,
-            alternatives=self._alternatives(chosen, cands, env, lang),
+            alternatives=self._alternatives(chosen, cands, env),
             findings=findings,
-            unknowns=self._unknowns(undecided, lang),
+            unknowns=self._unknowns(undecided),
             launch=launch_commands(s, chosen.layout, chosen.env) if chosen else {},
-            lang=lang,
             firings=firings,
             trace_builder=traces,
             env=final_env,
@@ -262,7 +259,6 @@ class Engine:
         env: Mapping[str, Any],
         trace: Mapping[str, str] | None = None,
         origin: Mapping[str, Origin] | None = None,
-        lang: str = "en",
         layout: Layout | None = None,
     ) -> ScopeResult:
         """Every rule of `scope` (scenario, audit, sizing) on one set of facts: a firing for each rule,
@@ -272,7 +268,7 @@ class Engine:
             outcome = rule.when.evaluate(env)
             out.firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}, layout))
             if outcome:
-                out.findings.append(self.finding(rule, env, trace or {}, origin or {}, lang, layout))
+                out.findings.append(self.finding(rule, env, trace or {}, origin or {}, layout))
             elif outcome is None:
                 out.undecided.append(rule)
         return out
@@ -283,20 +279,19 @@ class Engine:
         env: Mapping[str, Any],
         trace: Mapping[str, str],
         origin: Mapping[str, Origin],
-        lang: str,
         layout: Layout | None,
     ) -> Finding:
-        """A fired rule rendered for people: texts filled with the facts, figures traced to formulas."""
+        """A fired rule for people: its texts as messages over the facts, figures traced to formulas."""
         return Finding(
             rule=rule.id,
             severity=rule.severity,
             topics=rule.topics,
-            title=fill(rule.title.get(lang), env, lang),
-            explanation=fill(rule.explain.get(lang), env, lang),
-            fix=fill(rule.fix.get(lang), env, lang) if rule.fix else None,
-            verify=tuple(fill(v, env, lang) for v in rule.verify),
+            title_text=Message.of(rule.title, env),
+            explanation_text=Message.of(rule.explain, env),
+            fix_text=Message.of(rule.fix, env) if rule.fix else None,
+            verify_text=tuple(Message.of(Text.same(v), env) for v in rule.verify),
             sources=rule.cite,
-            figures=tuple(self.figure(name, env, trace, origin, lang, depth=FINDING_DEPTH) for name in rule.figures),
+            figures=tuple(self.figure(name, env, trace, origin, depth=FINDING_DEPTH) for name in rule.figures),
             facts={n: env.get(n) for n in sorted(rule.when.names)},
             layout=layout.label() if layout else None,
             conflicts=rule.conflicts,
@@ -308,7 +303,6 @@ class Engine:
         env: Mapping[str, Any],
         trace: Mapping[str, str],
         origin: Mapping[str, Origin],
-        lang: str,
         depth: int = 0,
     ) -> FigureTrace:
         """How the fact `name` got its value: formula, numbers, inputs (recursively), assumptions, source."""
@@ -318,11 +312,11 @@ class Engine:
         if formula is None:
             o = origin.get(name) or Origin("layout" if name in self.layout_fact_names else "derived")
             return FigureTrace(fact=name, value=env.get(name), unit=unit, kind=o.kind, detail=o.detail, cite=o.cite,
-                               title=spec.doc.get(lang) if spec else "")
+                               title_text=spec.doc if spec else NO_TEXT)
         inputs: tuple[FigureTrace, ...] = ()
         if depth < TRACE_DEPTH:
             inputs = tuple(
-                self.figure(n, env, trace, origin, lang, depth + 1) for n in sorted(formula.expr.names)
+                self.figure(n, env, trace, origin, depth + 1) for n in sorted(formula.expr.names)
             )
         return FigureTrace(
             fact=name,
@@ -331,16 +325,16 @@ class Engine:
             kind=formula.spec.kind,
             formula_id=formula.spec.id,
             formula=formula.text(),
-            with_numbers=formula.with_numbers(env, lang),
-            title=formula.spec.title.get(lang),
-            assumptions=formula.spec.assumptions.get(lang),
+            numbers=formula.numbers(env),
+            title_text=formula.spec.title,
+            assumptions_text=formula.spec.assumptions,
             cite=formula.spec.cite,
             shows_input=formula.spec.display == "input",
             inputs=inputs,
         )
 
     def _alternatives(
-        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any], lang: str
+        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any]
     ) -> list[Alternative]:
         total, per_node = env["total_gpus"], env["gpus_per_node"]
         wanted = [
@@ -363,15 +357,15 @@ class Engine:
             if c not in picked:
                 picked.append(c)
         picked.sort(key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)))
-        return [self._why_not(c, chosen, order, lang) for c in picked]
+        return [self._why_not(c, chosen, order) for c in picked]
 
-    def _why_not(self, c: Candidate, chosen: Candidate | None, order: str, lang: str) -> Alternative:
-        reasons: list[str] = []
+    def _why_not(self, c: Candidate, chosen: Candidate | None, order: str) -> Alternative:
+        reasons: list[Message] = []
         rule_ids: list[str] = []
         rejected = c.fired(self.rules, "reject")
         for rule in rejected + c.fired(self.rules, "discourage"):
             rule_ids.append(rule.id)
-            reasons.append(f"{fill(rule.title.get(lang), c.env, lang)} [{rule.id}]")
+            reasons.append(Message.of(Text({k: f"{v} [{rule.id}]" for k, v in rule.title.texts.items()}), c.env))
         if not rejected and chosen is not None:
             mine, theirs = self._sort_key(c, order), self._sort_key(chosen, order)
             keys = self.rules.selection.get(order, ())
@@ -380,27 +374,27 @@ class Engine:
                 if mine[i] != theirs[i]:
                     if k.fact != "discouraged":
                         ctx["other_value"] = chosen.env.get(k.fact)
-                        reasons.append(fill(k.why_not.get(lang), ctx, lang))
+                        reasons.append(Message.of(k.why_not, ctx))
                     break
             else:
                 if self.rules.tie is not None:
-                    reasons.append(fill(self.rules.tie.get(lang), ctx, lang))
+                    reasons.append(Message.of(self.rules.tie, ctx))
         figures = {name: _round(c.env.get(name)) for name in ALTERNATIVE_FIGURES}
-        return Alternative(c.layout, figures, tuple(dict.fromkeys(reasons)), tuple(rule_ids), bool(rejected))
+        unique = [m for i, m in enumerate(reasons) if m not in reasons[:i]]
+        return Alternative(c.layout, figures, tuple(unique), tuple(rule_ids), bool(rejected))
 
-    def _unknowns(self, undecided: list[tuple[Rule, Mapping[str, Any]]], lang: str) -> list[Unknown]:
+    def _unknowns(self, undecided: list[tuple[Rule, Mapping[str, Any]]]) -> list[Unknown]:
         found: dict[str, Unknown] = {}
         for rule, env in undecided:
             for name in sorted(rule.when.names):
                 spec = self.kb.facts.get(name)
                 if env.get(name) is not None or spec is None or spec.kind != "input" or spec.question is None:
                     continue
-                why = fill(rule.title.get(lang), env, lang)
+                why = Message.of(rule.title, env)
                 prior = found.get(name)
                 rules = (*(prior.rules if prior else ()), rule.id)
-                text = why if prior is None else prior.why
-                settle = spec.settle.get(lang) if spec.settle else None
-                found[name] = Unknown(name, spec.question.get(lang), text, tuple(dict.fromkeys(rules)), settle)
+                text = why if prior is None else prior.why_text
+                found[name] = Unknown(name, spec.question, text, tuple(dict.fromkeys(rules)), spec.settle)
         return list(found.values())
 
 
@@ -408,30 +402,3 @@ def _round(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, 4)
     return value
-
-
-class _Filler(string.Formatter):
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
-
-    def format_field(self, value: Any, format_spec: str) -> str:
-        if value is None:
-            return "?"
-        if isinstance(value, bool):
-            return yes_no(value, self.lang)
-        if not isinstance(value, (int, float)):
-            return format(value, format_spec)
-        if not format_spec:
-            return format_number(value, self.lang)
-        text = format(value, format_spec)
-        return localize_digits(text, self.lang)
-
-    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
-        return kwargs.get(key)
-
-
-def fill(template: str, env: Mapping[str, Any], lang: str = "en") -> str:
-    """A rule text with its `{fact}` fields filled in from `env`; unknown values show as '?'."""
-    if "{" not in template:
-        return template
-    return _Filler(lang).vformat(template, (), dict(env))

@@ -7,19 +7,25 @@ renderer (text, Markdown, JSON, chat) reads only them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from advisor.i18n import DEFAULT_LANG, Message, Text
 from advisor.kb.knowledge import Citation, Platform
 from advisor.core.layouts import Layout
 from advisor.inputs.evidence import InputFile
 from advisor.kb.rules import SEVERITIES
 
 
+NO_TEXT = Text()
+
+
 @dataclass(frozen=True)
 class FigureTrace:
-    """How one figure was obtained: the formula symbolically, with numbers, and its source."""
+    """How one figure was obtained: the formula symbolically, with numbers, and its source.
+
+    Its words are kept in every language; `lang` picks the one its text properties read."""
 
     fact: str
     value: Any
@@ -27,13 +33,33 @@ class FigureTrace:
     kind: str  # exact | estimate | upper-bound | input | default | catalogue | derived | layout
     formula_id: str | None = None
     formula: str | None = None
-    with_numbers: str | None = None
-    title: str = ""
-    assumptions: str = ""
+    numbers: Message | None = None
+    title_text: Text = NO_TEXT
+    assumptions_text: Text = NO_TEXT
     cite: Citation | None = None
     detail: str = ""
     shows_input: bool = False
     inputs: tuple[FigureTrace, ...] = ()
+    lang: str = DEFAULT_LANG
+
+    @property
+    def title(self) -> str:
+        """What the figure is, in the trace's language."""
+        return self.title_text.get(self.lang)
+
+    @property
+    def assumptions(self) -> str:
+        """What the formula assumes, in the trace's language."""
+        return self.assumptions_text.get(self.lang)
+
+    @property
+    def with_numbers(self) -> str | None:
+        """The formula with the numbers in place of the names, written as the language writes numbers."""
+        return self.numbers.render(self.lang) if self.numbers is not None else None
+
+    def in_lang(self, lang: str) -> FigureTrace:
+        """The same trace, read in `lang`."""
+        return replace(self, lang=lang, inputs=tuple(t.in_lang(lang) for t in self.inputs))
 
 
 @dataclass(frozen=True)
@@ -53,22 +79,47 @@ class Firing:
 
 @dataclass(frozen=True)
 class Finding:
-    """A fired rule as the user sees it."""
+    """A fired rule as the user sees it: its texts as messages, read in `lang` by the text properties."""
 
     rule: str
     severity: str
     topics: tuple[str, ...]
-    title: str
-    explanation: str
+    title_text: Message
+    explanation_text: Message
     sources: tuple[Citation, ...]
-    fix: str | None = None
-    verify: tuple[str, ...] = ()
+    fix_text: Message | None = None
+    verify_text: tuple[Message, ...] = ()
     figures: tuple[FigureTrace, ...] = ()
     facts: dict[str, Any] = field(default_factory=dict)
     layout: str | None = None
     conflicts: tuple[str, ...] = ()
     evidence: tuple[Any, ...] = ()
     suppressed: dict[str, Any] | None = None
+    lang: str = DEFAULT_LANG
+
+    @property
+    def title(self) -> str:
+        """The rule's title with the facts filled in."""
+        return self.title_text.render(self.lang)
+
+    @property
+    def explanation(self) -> str:
+        """Why it matters here, with the numbers."""
+        return self.explanation_text.render(self.lang)
+
+    @property
+    def fix(self) -> str | None:
+        """What to do, where the rule says."""
+        return self.fix_text.render(self.lang) if self.fix_text is not None else None
+
+    @property
+    def verify(self) -> tuple[str, ...]:
+        """Commands that check it."""
+        return tuple(m.render(self.lang) for m in self.verify_text)
+
+    def in_lang(self, lang: str) -> Finding:
+        """The same finding, read in `lang`."""
+        return replace(self, lang=lang, figures=tuple(t.in_lang(lang) for t in self.figures))
 
 
 @dataclass(frozen=True)
@@ -77,9 +128,19 @@ class Alternative:
 
     layout: Layout
     figures: dict[str, Any]
-    why_not: tuple[str, ...]
+    why_not_text: tuple[Message, ...]
     rules: tuple[str, ...] = ()
     rejected: bool = False
+    lang: str = DEFAULT_LANG
+
+    @property
+    def why_not(self) -> tuple[str, ...]:
+        """The reasons, in the alternative's language."""
+        return tuple(m.render(self.lang) for m in self.why_not_text)
+
+    def in_lang(self, lang: str) -> Alternative:
+        """The same alternative, read in `lang`."""
+        return replace(self, lang=lang)
 
 
 @dataclass(frozen=True)
@@ -87,10 +148,30 @@ class Unknown:
     """A fact the advisor did not have, the question that settles it, and which rule needs it."""
 
     fact: str
-    question: str
-    why: str
+    question_text: Text
+    why_text: Message
     rules: tuple[str, ...] = ()
-    settle: str | None = None
+    settle_text: Text | None = None
+    lang: str = DEFAULT_LANG
+
+    @property
+    def question(self) -> str:
+        """The question that settles the fact."""
+        return self.question_text.get(self.lang)
+
+    @property
+    def why(self) -> str:
+        """What the answer could change."""
+        return self.why_text.render(self.lang)
+
+    @property
+    def settle(self) -> str | None:
+        """How to find the answer (a command), where known."""
+        return self.settle_text.get(self.lang) if self.settle_text is not None else None
+
+    def in_lang(self, lang: str) -> Unknown:
+        """The same unknown, read in `lang`."""
+        return replace(self, lang=lang)
 
 
 @dataclass(frozen=True)
@@ -156,6 +237,21 @@ class Recommendation:
         """The hardware and one GPU's memory split, typed, for the panels and drawings."""
         return Machine.from_facts(self.env)
 
+    def in_lang(self, lang: str) -> Recommendation:
+        """The same recommendation, read in `lang`: nothing is evaluated again."""
+        if lang == self.lang:
+            return self
+        source = self
+
+        def traces() -> dict[str, FigureTrace]:
+            return {k: t.in_lang(lang) for k, t in source.traces.items()}
+
+        return replace(
+            self, lang=lang, findings=[f.in_lang(lang) for f in self.findings],
+            alternatives=[a.in_lang(lang) for a in self.alternatives], unknowns=[u.in_lang(lang) for u in self.unknowns],
+            trace_builder=traces if self.trace_builder is not None else None,
+        )
+
     def finding(self, rule_id: str) -> Finding | None:
         """The finding of a rule, if it fired."""
         return next((f for f in self.findings if f.rule == rule_id), None)
@@ -178,6 +274,14 @@ class AuditResult:
     lang: str = "en"
     problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
     firings: list[Firing] = field(default_factory=list)  # every rule's outcome: the deployment's, then the host's
+
+    def in_lang(self, lang: str) -> AuditResult:
+        """The same audit, read in `lang`."""
+        if lang == self.lang:
+            return self
+        return replace(self, lang=lang, findings=[f.in_lang(lang) for f in self.findings],
+                       unknowns=[u.in_lang(lang) for u in self.unknowns],
+                       recommendation=self.recommendation.in_lang(lang) if self.recommendation else None)
 
     def summary(self) -> dict[str, int]:
         """Unsuppressed findings per severity."""
@@ -237,3 +341,11 @@ class Sizing:
     facts: dict[str, Any] = field(default_factory=dict)
     lang: str = "en"
     firings: list[Firing] = field(default_factory=list)  # the sizing rules' outcomes on the facts
+
+    def in_lang(self, lang: str) -> Sizing:
+        """The same sizing, read in `lang`."""
+        if lang == self.lang:
+            return self
+        rows = [replace(row, rec=row.rec.in_lang(lang)) for row in self.rows]
+        smallest = next((new for new, old in zip(rows, self.rows, strict=True) if old is self.smallest), None)
+        return replace(self, lang=lang, rows=rows, smallest=smallest, purchase=[f.in_lang(lang) for f in self.purchase])

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import KnowledgeError
-from advisor.i18n import format_number
+from advisor.i18n import Message, Text
 from advisor.kb.expr import Expression, parse
 from advisor.kb.knowledge import FormulaSpec, Knowledge
 from advisor.kb.paths import knowledge_dir
@@ -60,10 +60,13 @@ class Formula:
         """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
         return self._text
 
+    def numbers(self, env: Mapping[str, Any]) -> Message:
+        """The same formula with the values from `env` in place of the names, for any language."""
+        return Message(Text.same(self._template), {n: env.get(n) for n in sorted(self.expr.names)})
+
     def with_numbers(self, env: Mapping[str, Any], lang: str = "en") -> str:
-        """The same formula with the values from `env` in place of the names."""
-        values = {n: "?" if env.get(n) is None else format_number(env.get(n), lang) for n in self.expr.names}
-        return self._template.format_map(values)
+        """The formula with the numbers, as `lang` writes them."""
+        return self.numbers(env).render(lang)
 
 
 class _Placeholders(ast.NodeTransformer):
