@@ -9,10 +9,10 @@ can show: paths between the GPUs of a TP group, measured bus bandwidth, NCCL set
 from __future__ import annotations
 
 import datetime as dt
-from itertools import combinations
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from advisor.core.engine import Engine
@@ -22,146 +22,80 @@ from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation
 from advisor.errors import AdvisorError, InputError
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
 from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
-from advisor.inputs.evidence.registry import parse_files
+from advisor.inputs.evidence.reader import ALL_RANKS, Reader
+from advisor.inputs.evidence.registry import READERS, contributions, parse_files
 from advisor.inputs.scenario import build
 from advisor.kb.rules import SEVERITIES
-
 
 
 def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:
     return [p for p in parsed if p.kind == kind]
 
 
-def derive(parsed: list[Parsed], engine: Engine) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
-    """Audit facts, the scenario mapping they imply, and the deployment (layout and GPU indices)."""
+def derive(parsed: list[Parsed], engine: Engine, readers: Sequence[Reader] = READERS
+           ) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
+    """Audit facts, the scenario mapping they imply, and the deployment (layout, GPU indices, topology).
+
+    Every reader's contributions in turn (reader.py): the first to a target wins. A host fact that
+    the fact base places in the scenario (p2p: hardware.p2p) also fills that place where no earlier
+    source did; a place's line is kept under its fact's name (hardware.gpu: gpu) for the findings."""
     f = Facts()
-    deployment_doc = next(iter(_all(parsed, "deployment")), None)
-    doc = deployment_doc.data if deployment_doc else {}
-    dep = dict(doc.get("deployment") or {})
-    raw: dict[str, Any] = {k: v for k, v in doc.items() if k in ("model", "precision", "kv_cache_dtype", "hardware", "workload", "engine")}
-    hw = dict(raw.get("hardware") or {})
-    wl = dict(raw.get("workload") or {})
-
-    topo_m = next(iter(_all(parsed, "nvidia-smi-topo")), None)
-    gpus_seen: list[int] = topo_m.data["gpus"] if topo_m else []
-    names: list[tuple[str, Evidence | None]] = []
-    for p in _all(parsed, "nvidia-smi-q") + _all(parsed, "nvidia-smi-csv"):
-        for i, g in enumerate(p.data.get("gpus", [])):
-            if g.get("name"):
-                names.append((str(g["name"]), p.evidence.get(f"name:{i}") or p.evidence.get(f"gpu:{i}")))
-        if not gpus_seen:
-            gpus_seen = list(range(len(p.data.get("gpus", []))))
-        if "virtualized" in p.data:
-            f.put("virtualized", p.data["virtualized"], p.evidence.get("virtualization:0"))
-    for p in _all(parsed, "nccl-tests"):
-        for name in p.data.get("gpu_names", []):
-            names.append((name, p.evidence.get("rank:0")))
-    if "gpu" not in hw and names:
-        hw["gpu"] = names[0][0]
-        f.where["gpu"] = names[0][1] or Evidence("", 0, names[0][0])
-    if "gpus_per_node" not in hw and gpus_seen:
-        hw["gpus_per_node"] = len(gpus_seen)
-        if topo_m:
-            f.where["gpus_per_node"] = topo_m.evidence.get("header") or Evidence(topo_m.file, 0, "")
-
-    if topo_m:
-        nv = topo_m.data["nvlinks"]
-        if "nvlink" not in hw:
-            hw["nvlink"] = topo.nvlink_kind(gpus_seen, nv)
-            f.put("nvlink", hw["nvlink"], topo_m.evidence.get("row:0") or topo_m.evidence.get("header"))
-        if nv:
-            counts = sorted(set(nv.values()))
-            f.put("nvlink_min_links", counts[0], topo_m.evidence.get("row:0"))
-            f.put("nvlink_max_links", counts[-1], topo_m.evidence.get("row:0"))
-            weak = [pair for pair, n in nv.items() if n == counts[0] and int(pair.split("-")[0]) < int(pair.split("-")[1])]
-            if counts[0] < counts[-1]:
-                first = int(weak[0].split("-")[0])
-                f.put("nvlink_weak_pairs", ", ".join(f"GPU{p.replace('-', '-GPU')}" for p in weak), topo_m.evidence.get(f"row:{first}"))
-
-    for p in _all(parsed, "nvidia-smi-p2p"):
-        f.put("p2p", "ok" if p.data["all_ok"] else "broken", next(iter(p.evidence.values()), None))
-    for p in _all(parsed, "p2p-bandwidth-test"):
-        if p.data.get("p2p"):
-            f.put("p2p", p.data["p2p"], next(iter(p.evidence.values()), None))
-    for p in _all(parsed, "dmesg"):
-        if p.data.get("iommu"):
-            f.put("iommu", p.data["iommu"], p.evidence.get("iommu"))
-        if p.data.get("virtualized"):
-            f.put("virtualized", True, p.evidence.get("virtualized"))
-    for p in _all(parsed, "cmdline"):
-        f.put("iommu", p.data.get("iommu"), p.evidence.get("iommu"))
-    for p in _all(parsed, "lspci"):
-        if p.data.get("acs_enabled_bridges"):
-            first = p.data["acs_enabled_bridges"][0]
-            f.put("acs", "enabled", p.evidence.get(f"acs:{first}"))
-        elif p.data.get("acs_checked"):
-            f.put("acs", "disabled", None)
-        slow = [g["address"] for g in p.data.get("gpus", []) if g.get("downgraded")]
-        if slow:
-            f.put("gpu_link_downgraded", ", ".join(slow), p.evidence.get(f"downgraded:{slow[0]}"))
-    for p in _all(parsed, "nvidia-smi-nvlink"):
-        inactive = sum(int(g.get("inactive", 0)) for g in p.data.get("gpus", {}).values())
-        first_inactive = next((k for k in p.evidence if k.startswith("inactive:")), None)
-        f.put("nvlink_inactive_links", inactive, p.evidence.get(first_inactive) if first_inactive else None)
-    for p in _all(parsed, "engine-log"):
-        events = p.data.get("events", {})
-        for event, fact in (("nccl_timeout", "log_nccl_timeout"), ("peer_access_unsupported", "log_peer_access_unsupported"),
-                            ("custom_allreduce_disabled", "log_custom_allreduce_disabled"), ("oom", "log_oom")):
-            if events.get(event):
-                f.put(fact, True, p.evidence.get(event))
-        if events.get("peer_access_unsupported"):
-            f.put("p2p", "broken", p.evidence.get("peer_access_unsupported"))
-        elif events.get("nccl_p2p"):
-            f.put("p2p", "ok", p.evidence.get("nccl_p2p"))
-
-    launches = [(p, i, item) for p in _all(parsed, "launch") for i, item in enumerate(p.data.get("launches", []))]
-    if launches:
-        p, i, item = launches[0]
-        where = p.evidence.get(f"launch:{i}")
-        raw.setdefault("engine", item["engine"])
-        for key in ("tp", "pp", "dp"):
-            if item.get(key) and key not in dep:
-                dep[key] = item[key]
-                if where:
-                    f.where[f"launch_{key}"] = where
-        if item.get("ep"):
-            f.put("ep_flag", item["ep"], where)
-        if item.get("enable_ep") or item.get("ep"):
-            dep.setdefault("ep", item.get("ep") or (dep.get("tp", 1) * dep.get("dp", 1)))
-        if item.get("model") and "model" not in raw:
-            raw["model"] = _catalogue_name(engine, item)
-            if where:
-                f.where["model"] = where
-        if item.get("quantization") in ("fp8",) and "precision" not in raw:
-            raw["precision"] = "fp8"
-        if str(item.get("kv_cache_dtype", "")).startswith("fp8") and "kv_cache_dtype" not in raw:
-            raw["kv_cache_dtype"] = "fp8"
-        if item.get("max_model_len") and "context_tokens" not in wl:
-            wl["context_tokens"] = item["max_model_len"]
-        if item.get("gpus") and "gpus" not in dep:
-            dep["gpus"] = item["gpus"]
-        env = item.get("env", {})
-        value = str(env.get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
-        f.put("nccl_p2p_disable", value, p.evidence.get("env:NCCL_P2P_DISABLE") or where)
-    if "virtualized" in f.values and "virtualized" not in hw:
-        hw["virtualized"] = f.values["virtualized"]
-    for name in ("iommu", "acs", "p2p"):
-        if name in f.values and name not in hw:
-            hw[name] = f.values[name]
-    raw["hardware"] = hw
-    if wl:
-        raw["workload"] = wl
-    topology = dict(topo_m.data) if topo_m else {}
-    if topo_m:
-        topology["evidence"] = topo_m.evidence
-    return f, raw, {**dep, "topology": topology}
+    placed: dict[str, Any] = {}
+    place_of = {name: spec.scenario for name, spec in engine.kb.facts.items() if spec.scenario}
+    fact_at = {place: name for name, place in place_of.items()}
+    for c in contributions(parsed, readers):
+        name = c.fact
+        if name is not None:
+            if c.value is not None and name not in f.values and name in place_of:
+                _fill(placed, place_of[name], c.value)
+            f.put(name, c.value, c.evidence)
+            continue
+        value = _catalogue_name(engine, str(c.value), c.names) if c.names and not _has(placed, c.target) else c.value
+        if _fill(placed, c.target, value):
+            name = fact_at.get(c.target, c.target)
+            if c.evidence is not None:
+                f.where[name] = c.evidence
+            if c.as_fact:
+                f.put(name, value, c.evidence)
+    dep = dict(placed.get("deployment") or {})
+    if dep.get("ep") == ALL_RANKS:
+        dep["ep"] = dep.get("tp", 1) * dep.get("dp", 1)
+    raw = {k: v for k, v in placed.items() if k not in ("deployment", "topology")}
+    raw.setdefault("hardware", {})
+    return f, raw, {**dep, "topology": placed.get("topology") or {}}
 
 
-def _catalogue_name(engine: Engine, launch: Mapping[str, Any]) -> str:
-    """The model a launch serves, as the catalogue knows it: the argument itself, the last part of a
-    local path (/models/Llama-3.3-70B-Instruct), or the served model name; else the argument."""
-    given = str(launch["model"])
-    for name in (given, PurePosixPath(given).name, launch.get("served_model_name")):
+def _has(mapping: Mapping[str, Any], path: str) -> bool:
+    """Whether a dotted place is already set."""
+    node: Any = mapping
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _fill(mapping: dict[str, Any], path: str, value: Any) -> bool:
+    """Set a dotted place unless an earlier source did (a mapping fills the keys not yet set); True if set."""
+    *parents, key = path.split(".")
+    node = mapping
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            return False
+    if key not in node:
+        node[key] = dict(value) if isinstance(value, Mapping) else value
+        return True
+    if isinstance(node[key], dict) and isinstance(value, Mapping):
+        for k, v in value.items():
+            node[key].setdefault(k, v)
+    return False
+
+
+def _catalogue_name(engine: Engine, given: str, others: Iterable[str]) -> str:
+    """The model as the catalogue knows it: the name given, else the first of its other names the
+    catalogue finds (a local path's last part, a served model name); else the name given."""
+    for name in (given, *others):
         if name:
             try:
                 engine.kb.find_model(str(name))
@@ -211,16 +145,12 @@ def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[s
     return groups
 
 
-def _busbw_facts(f: Facts, parsed: list[Parsed], env: Mapping[str, Any]) -> None:
-    run = next(iter(_all(parsed, "nccl-tests")), None)
-    if run is None:
+def _busbw_facts(f: Facts, env: Mapping[str, Any]) -> None:
+    """The link that bounds a measured all_reduce_perf run, and that link's rated speed."""
+    if "busbw_measured_gbs" not in f.values:
         return
-    where = run.evidence.get("peak")
-    f.put("busbw_measured_gbs", run.data["peak_busbw"], where)
-    ranks = int(run.data.get("n_ranks") or 0)
-    hosts = len(run.data.get("hosts") or []) or 1
-    f.put("busbw_ranks", ranks, run.evidence.get("rank:0"))
-    f.put("busbw_hosts", hosts, run.evidence.get("rank:0"))
+    ranks = int(f.values.get("busbw_ranks") or 0)
+    hosts = int(f.values.get("busbw_hosts") or 1)
     domain = int(env.get("nvlink_domain_size") or 1)
     if hosts > 1:
         link, gbs = "network", env.get("node_link_gbs")
@@ -250,17 +180,18 @@ def _layout(dep: Mapping[str, Any]) -> Layout:
 
 
 def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.date | None = None,
-          search: bool = True) -> AuditResult:
+          search: bool = True, readers: Sequence[Reader] = READERS) -> AuditResult:
     """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable.
-    `search=False` (fleet audits) skips the alternatives, which a single audit lists."""
+    `search=False` (fleet audits) skips the alternatives, which a single audit lists; `readers` is the
+    registry to read with (READERS unless given)."""
     paths = list(paths)
-    inputs, parsed = parse_files(paths)
+    inputs, parsed = parse_files(paths, readers)
     if not parsed:
         raise InputError(
             "no usable evidence: " + "; ".join(f"{Path(i.path).name}: {', '.join(i.notes) or 'not recognised'}" for i in inputs)
             if inputs else ("no files in " + ", ".join(str(p) for p in paths) if paths else "no files given")
         )
-    f, raw, dep = derive(parsed, engine)
+    f, raw, dep = derive(parsed, engine, readers)
     hw = raw["hardware"]
     layout = _layout(dep)
     groups = _group_facts(f, dep, layout, hw)
@@ -286,7 +217,7 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     if rec is None:  # the deployed layout and the GPU's links still decide the audit rules
         deployed = {"tp": layout.tp, "pp": layout.pp, "replicas": layout.replicas, "ep": layout.ep}
         env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
-    _busbw_facts(f, parsed, env)
+    _busbw_facts(f, env)
     env.update(f.values)
     host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
     findings = (list(rec.findings) if rec else []) + host.findings

@@ -28,7 +28,7 @@ from tests.evidence_data import AUDIT_DATA, verbatim
 EXAMPLES = int(os.environ.get("ADVISOR_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 SAMPLES = {p.name: verbatim(p.name) for p in sorted(AUDIT_DATA.glob("*.txt"))}
-PARSERS = [(kind, parse) for kind, _detect, parse in READERS]
+PARSERS = [(r.kind, r.parse) for r in READERS]
 
 
 @st.composite
@@ -175,7 +175,7 @@ def test_an_enormous_file_is_read_in_part_with_a_note(tmp_path):
 
 
 def test_samples_cover_every_kind_of_evidence():
-    kinds = {kind for name, text in SAMPLES.items() for kind, detect, _ in READERS if detect(text)}
+    kinds = {r.kind for name, text in SAMPLES.items() for r in READERS if r.recognise(text)}
     assert kinds >= {"nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-q", "nvidia-smi-csv", "nvidia-smi-nvlink", "cmdline",
                      "dmesg", "lspci", "launch", "nccl-tests", "p2p-bandwidth-test", "engine-log"}
     assert Path(AUDIT_DATA).is_dir()

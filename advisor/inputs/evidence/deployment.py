@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 
 from advisor.errors import AdvisorError
 from advisor.inputs.evidence import Parsed
+from advisor.inputs.evidence.reader import Contribution, Reader
 from advisor.yamlio import loads
+
+SETTINGS = ("model", "precision", "kv_cache_dtype", "engine")
+SECTIONS = ("hardware", "workload", "deployment")
 
 
 def looks_like_deployment(text: str) -> bool:
@@ -28,8 +33,25 @@ def parse_deployment(text: str, file: str) -> Parsed:
         out.notes.append("not a YAML mapping")
         return out
     out.data = dict(data)
+    for key in SECTIONS:
+        if data.get(key) is not None and not isinstance(data[key], Mapping):
+            out.notes.append(f"{key}: not a mapping; ignored")
     for no, line in enumerate(text.split("\n"), 1):
         key = line.split(":")[0].strip()
         if key in ("model", "deployment", "tp", "pp", "dp", "ep", "gpus", "accept"):
             out.at(key, no, line)
     return out
+
+
+def deployment_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The plan's own word: its model, precision, KV cache, engine, and its hardware, workload and
+    deployment sections whole (they fill the scenario first; the host's outputs only fill the gaps)."""
+    for key, value in parsed.data.items():
+        if key in SETTINGS:
+            yield Contribution(key, value)
+        elif key in SECTIONS and isinstance(value or {}, Mapping):
+            yield Contribution(key, dict(value or {}))
+
+
+DEPLOYMENT = Reader("deployment", looks_like_deployment, parse_deployment, deployment_facts, first_only=True,
+                    yields=(*SETTINGS, *SECTIONS))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 ACS_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl")
 ACS_ON = re.compile(r"\b(" + "|".join(ACS_FLAGS) + r")\+")
@@ -172,3 +174,33 @@ def parse_lspci(text: str, file: str) -> Parsed:
                   "downgraded": d.get("downgraded", False), "bars": d.get("bars", [])} for d in nvidia],
     }
     return out
+
+
+def cmdline_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The IOMMU mode the kernel parameters ask for: a fallback, for the kernel's log says what it did."""
+    yield fact("iommu", parsed.data.get("iommu"), parsed.evidence.get("iommu"), fallback=True)
+
+
+def dmesg_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The IOMMU mode the kernel logged, and a hypervisor if it saw one."""
+    if parsed.data.get("iommu"):
+        yield fact("iommu", parsed.data["iommu"], parsed.evidence.get("iommu"))
+    if parsed.data.get("virtualized"):
+        yield fact("virtualized", True, parsed.evidence.get("virtualized"))
+
+
+def lspci_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """ACS on the bridges (enabled on any, or checked and off on all), and GPU links trained down."""
+    if parsed.data.get("acs_enabled_bridges"):
+        first = parsed.data["acs_enabled_bridges"][0]
+        yield fact("acs", "enabled", parsed.evidence.get(f"acs:{first}"))
+    elif parsed.data.get("acs_checked"):
+        yield fact("acs", "disabled")
+    slow = [g["address"] for g in parsed.data.get("gpus", []) if g.get("downgraded")]
+    if slow:
+        yield fact("gpu_link_downgraded", ", ".join(slow), parsed.evidence.get(f"downgraded:{slow[0]}"))
+
+
+CMDLINE = Reader("cmdline", looks_like_cmdline, parse_cmdline, cmdline_facts, yields=("fact:iommu",))
+DMESG = Reader("dmesg", looks_like_dmesg, parse_dmesg, dmesg_facts, yields=("fact:iommu", "fact:virtualized"))
+LSPCI = Reader("lspci", looks_like_lspci, parse_lspci, lspci_facts, yields=("fact:acs", "fact:gpu_link_downgraded"))

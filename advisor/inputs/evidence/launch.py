@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.reader import ALL_RANKS, Contribution, Reader, fact
 
 VLLM = re.compile(r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)")
 SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
@@ -179,3 +181,42 @@ def _yaml_documents(text: str, file: str) -> list[Any]:
         if part.strip():
             docs.append(loads(part, file))
     return docs
+
+
+def launch_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The file's first launch: engine, layout, model, precision, KV cache, context, GPUs, NCCL_P2P_DISABLE.
+
+    The model goes with the other names the catalogue may know it by: a local path's last part
+    (/models/Llama-3.3-70B-Instruct) and the served model name."""
+    launches = parsed.data.get("launches", [])
+    if not launches:
+        return
+    item, where = launches[0], parsed.evidence.get("launch:0")
+    yield Contribution("engine", item["engine"])
+    for key in ("tp", "pp", "dp"):
+        if item.get(key):
+            yield Contribution(f"deployment.{key}", item[key], where)
+    if item.get("ep"):
+        yield fact("ep_flag", item["ep"], where)
+    if item.get("enable_ep") or item.get("ep"):
+        yield Contribution("deployment.ep", item.get("ep") or ALL_RANKS)  # vLLM: EP = TP x DP without a size
+    if item.get("model"):
+        given = str(item["model"])
+        others = (PurePosixPath(given).name, item.get("served_model_name"))
+        yield Contribution("model", given, where, names=tuple(str(n) for n in others if n))
+    if item.get("quantization") in ("fp8",):
+        yield Contribution("precision", "fp8")
+    if str(item.get("kv_cache_dtype", "")).startswith("fp8"):
+        yield Contribution("kv_cache_dtype", "fp8")
+    if item.get("max_model_len"):
+        yield Contribution("workload.context_tokens", item["max_model_len"])
+    if item.get("gpus"):
+        yield Contribution("deployment.gpus", item["gpus"])
+    disabled = str(item.get("env", {}).get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
+    yield fact("nccl_p2p_disable", disabled, parsed.evidence.get("env:NCCL_P2P_DISABLE") or where)
+
+
+LAUNCH = Reader("launch", looks_like_launch, parse_launch, launch_facts, first_only=True,
+                yields=("engine", "deployment.tp", "deployment.pp", "deployment.dp", "fact:ep_flag", "deployment.ep",
+                        "model", "precision", "kv_cache_dtype", "workload.context_tokens", "deployment.gpus",
+                        "fact:nccl_p2p_disable"))

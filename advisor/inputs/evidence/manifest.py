@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed
+from advisor.inputs.evidence.reader import Contribution, Reader
 
 SCHEMA = "advisor.collect/1"
 
@@ -27,3 +29,11 @@ def parse_manifest(text: str, file: str) -> Parsed:
             out.notes.append(f"{step.get('command')}: {step.get('status')} ({step.get('detail')})")
     out.data = {"nvidia_gpus": data.get("nvidia_gpus"), "summary": data.get("summary"), "steps": len(data.get("steps", []))}
     return out
+
+
+def manifest_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """None: the manifest speaks of the collection, not of the host (the audit reports it as a problem)."""
+    yield from ()
+
+
+MANIFEST = Reader("collect-manifest", looks_like_manifest, parse_manifest, manifest_facts, yields=())

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from advisor.inputs.evidence import Evidence, Parsed, clean
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
@@ -183,3 +185,42 @@ def parse_log(text: str, file: str) -> Parsed:
                 out.at(key, no, line)
     out.data = {"events": seen}
     return out
+
+
+LOG_FACTS = {"nccl_timeout": "log_nccl_timeout", "peer_access_unsupported": "log_peer_access_unsupported",
+             "custom_allreduce_disabled": "log_custom_allreduce_disabled", "oom": "log_oom"}
+
+
+def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPU model of the ranks, the peak bus bandwidth, and how many ranks and hosts ran."""
+    data, ev = parsed.data, parsed.evidence
+    for name in data.get("gpu_names", []):
+        yield Contribution("hardware.gpu", name, ev.get("rank:0"))
+    yield fact("busbw_measured_gbs", data["peak_busbw"], ev.get("peak"))
+    yield fact("busbw_ranks", int(data.get("n_ranks") or 0), ev.get("rank:0"))
+    yield fact("busbw_hosts", len(data.get("hosts") or []) or 1, ev.get("rank:0"))
+
+
+def p2p_test_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """Whether peer-to-peer works, as the CUDA sample found."""
+    if parsed.data.get("p2p"):
+        yield fact("p2p", parsed.data["p2p"], next(iter(parsed.evidence.values()), None))
+
+
+def log_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The events the log shows, and what its peer-access and NCCL channel lines say of P2P."""
+    events, ev = parsed.data.get("events", {}), parsed.evidence
+    for event, name in LOG_FACTS.items():
+        if events.get(event):
+            yield fact(name, True, ev.get(event))
+    if events.get("peer_access_unsupported"):
+        yield fact("p2p", "broken", ev.get("peer_access_unsupported"))
+    elif events.get("nccl_p2p"):
+        yield fact("p2p", "ok", ev.get("nccl_p2p"))
+
+
+ALLREDUCE = Reader("nccl-tests", looks_like_allreduce, parse_allreduce, allreduce_facts,
+                   yields=("hardware.gpu", "fact:busbw_measured_gbs", "fact:busbw_ranks", "fact:busbw_hosts"))
+P2P_TEST = Reader("p2p-bandwidth-test", looks_like_p2p_test, parse_p2p_test, p2p_test_facts, yields=("fact:p2p",))
+LOG = Reader("engine-log", looks_like_log, parse_log, log_facts,
+             yields=(*(f"fact:{name}" for name in LOG_FACTS.values()), "fact:p2p"))

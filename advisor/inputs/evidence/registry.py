@@ -1,35 +1,47 @@
 """The evidence readers, and reading files: what each file is, by its content, and what it holds.
 
 Guarantees: a file no reader knows, or one a reader fails on, gets a note, never an error; every
-reader is one line of READERS (its kind, how it recognises a text, how it parses it).
+reader is one `Reader` declaration in its own module and one line of READERS (see reader.py). The
+order of READERS is the audit's precedence: where two readers contribute to the same target, the
+earlier one wins (the plan first), after which come the contributions a reader marks `fallback`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from advisor.inputs.evidence import MAX_TEXT, InputFile, Parsed
-from advisor.inputs.evidence import deployment, kernel, launch, manifest, nccl, smi, topo
+from advisor.inputs.evidence import (
+    MAX_TEXT,
+    InputFile,
+    Parsed,
+    deployment,
+    kernel,
+    launch,
+    manifest,
+    nccl,
+    smi,
+    topo,
+)
+from advisor.inputs.evidence.reader import Contribution, Reader
 
 SKIP_NAMES = {".git", "__pycache__", ".venv"}
 
-READERS: tuple[tuple[str, Any, Any], ...] = (
-    ("collect-manifest", manifest.looks_like_manifest, manifest.parse_manifest),
-    ("deployment", deployment.looks_like_deployment, deployment.parse_deployment),
-    ("nvidia-smi-topo", topo.looks_like_topo, topo.parse_topo),
-    ("nvidia-smi-p2p", topo.looks_like_p2p, topo.parse_p2p),
-    ("nvidia-smi-q", smi.looks_like_query, smi.parse_query),
-    ("nvidia-smi-csv", smi.looks_like_csv, smi.parse_csv),
-    ("nvidia-smi-nvlink", smi.looks_like_nvlink, smi.parse_nvlink),
-    ("cmdline", kernel.looks_like_cmdline, kernel.parse_cmdline),
-    ("dmesg", kernel.looks_like_dmesg, kernel.parse_dmesg),
-    ("lspci", kernel.looks_like_lspci, kernel.parse_lspci),
-    ("launch", launch.looks_like_launch, launch.parse_launch),
-    ("nccl-tests", nccl.looks_like_allreduce, nccl.parse_allreduce),
-    ("p2p-bandwidth-test", nccl.looks_like_p2p_test, nccl.parse_p2p_test),
-    ("engine-log", nccl.looks_like_log, nccl.parse_log),
+READERS: tuple[Reader, ...] = (
+    manifest.MANIFEST,
+    deployment.DEPLOYMENT,
+    topo.TOPO,
+    topo.P2P,
+    smi.QUERY,
+    smi.CSV,
+    smi.NVLINK,
+    kernel.CMDLINE,
+    kernel.DMESG,
+    kernel.LSPCI,
+    launch.LAUNCH,
+    nccl.ALLREDUCE,
+    nccl.P2P_TEST,
+    nccl.LOG,
 )
 
 
@@ -76,8 +88,8 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def parse_files(paths: Iterable[Path]) -> tuple[list[InputFile], list[Parsed]]:
-    """Recognise and parse every file; a file no reader knows gets a note, never an error."""
+def parse_files(paths: Iterable[Path], readers: Sequence[Reader] = READERS) -> tuple[list[InputFile], list[Parsed]]:
+    """Recognise and parse every file with `readers`; a file no reader knows gets a note, never an error."""
     inputs: list[InputFile] = []
     parsed: list[Parsed] = []
     for path in collect_files(paths):
@@ -89,18 +101,34 @@ def parse_files(paths: Iterable[Path]) -> tuple[list[InputFile], list[Parsed]]:
         text = read_text(path, item.notes)
         if text is None:
             continue
-        for kind, detect, parse in READERS:
+        for reader in readers:
             try:
-                if not detect(text):
+                if not reader.recognise(text):
                     continue
-                result = parse(text, str(path))
+                result = reader.parse(text, str(path))
             except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
-                item.notes.append(f"{kind}: could not be read ({type(exc).__name__}: {exc})")
+                item.notes.append(f"{reader.kind}: could not be read ({type(exc).__name__}: {exc})")
                 continue
-            item.notes += [f"{kind}: {n}" for n in result.notes]
+            item.notes += [f"{reader.kind}: {n}" for n in result.notes]
             if result.data:
-                item.kinds.append(kind)
+                item.kinds.append(reader.kind)
                 parsed.append(result)
         if not item.kinds and not any("skipped" in n or "empty" in n for n in item.notes):
             item.notes.append("not recognised as any known output")
     return inputs, parsed
+
+
+def contributions(parsed: Sequence[Parsed], readers: Sequence[Reader] = READERS) -> Iterator[Contribution]:
+    """What the parsed files contribute, in precedence order: readers in registry order, files in the
+    order given, fallbacks last; a `first_only` reader stops at its first file that contributes anything."""
+    fallbacks: list[Contribution] = []
+    for reader in readers:
+        for p in parsed:
+            if p.kind != reader.kind:
+                continue
+            found = list(reader.facts(p))
+            yield from (c for c in found if not c.fallback)
+            fallbacks += [c for c in found if c.fallback]
+            if found and reader.first_only:
+                break
+    yield from fallbacks

@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 
 def looks_like_query(text: str) -> bool:
@@ -155,3 +157,34 @@ def parse_nvlink(text: str, file: str) -> Parsed:
         out.notes.append("no 'GPU n:' lines found")
     out.data = {"gpus": gpus}
     return out
+
+
+def gpu_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPU model of each GPU listed, their count, and whether they run in a virtual machine.
+
+    The count comes last in precedence (a listing may be filtered: `nvidia-smi -q -i 0`), which the
+    order of READERS gives: the topology matrix is read first."""
+    gpus = parsed.data.get("gpus", [])
+    for i, g in enumerate(gpus):
+        if g.get("name"):
+            where = parsed.evidence.get(f"name:{i}") or parsed.evidence.get(f"gpu:{i}")
+            yield Contribution("hardware.gpu", str(g["name"]), where)
+    if gpus:
+        yield Contribution("hardware.gpus_per_node", len(gpus))
+    if "virtualized" in parsed.data:
+        yield fact("virtualized", parsed.data["virtualized"], parsed.evidence.get("virtualization:0"))
+
+
+def nvlink_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """How many NVLinks are down, with the first one's line."""
+    inactive = sum(int(g.get("inactive", 0)) for g in parsed.data.get("gpus", {}).values())
+    first = next((k for k in parsed.evidence if k.startswith("inactive:")), None)
+    yield fact("nvlink_inactive_links", inactive, parsed.evidence.get(first) if first else None)
+
+
+QUERY = Reader("nvidia-smi-q", looks_like_query, parse_query, gpu_facts,
+               yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"))
+CSV = Reader("nvidia-smi-csv", looks_like_csv, parse_csv, gpu_facts,
+             yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"))
+NVLINK = Reader("nvidia-smi-nvlink", looks_like_nvlink, parse_nvlink, nvlink_facts,
+                yields=("fact:nvlink_inactive_links",))

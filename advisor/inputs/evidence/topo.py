@@ -8,9 +8,11 @@ ranked by how far traffic travels: X < NV# < PIX < PXB < PHB < NODE < SYS (SOC i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import combinations
 
-from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence import Evidence, Parsed, clean
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
 CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
@@ -225,3 +227,32 @@ def parse_p2p(text: str, file: str) -> Parsed:
         return out
     out.data = {"p2p": status, "all_ok": all(v == "OK" for v in status.values())}
     return out
+
+
+def topo_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPU count, the NVLink setting, link counts and weak pairs, and the matrix itself."""
+    data, ev = parsed.data, parsed.evidence
+    gpus, nv = data["gpus"], data["nvlinks"]
+    yield Contribution("hardware.gpus_per_node", len(gpus), ev.get("header") or Evidence(parsed.file, 0, ""))
+    yield Contribution("hardware.nvlink", nvlink_kind(gpus, nv), ev.get("row:0") or ev.get("header"), as_fact=True)
+    if nv:
+        counts = sorted(set(nv.values()))
+        yield fact("nvlink_min_links", counts[0], ev.get("row:0"))
+        yield fact("nvlink_max_links", counts[-1], ev.get("row:0"))
+        weak = [pair for pair, n in nv.items() if n == counts[0] and int(pair.split("-")[0]) < int(pair.split("-")[1])]
+        if counts[0] < counts[-1]:
+            first = int(weak[0].split("-")[0])
+            pairs = ", ".join(f"GPU{p.replace('-', '-GPU')}" for p in weak)
+            yield fact("nvlink_weak_pairs", pairs, ev.get(f"row:{first}"))
+    yield Contribution("topology", {**data, "evidence": ev})
+
+
+def p2p_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """Whether peer-to-peer works between every pair the matrix shows."""
+    yield fact("p2p", "ok" if parsed.data["all_ok"] else "broken", next(iter(parsed.evidence.values()), None))
+
+
+TOPO = Reader("nvidia-smi-topo", looks_like_topo, parse_topo, topo_facts, first_only=True,
+              yields=("hardware.gpus_per_node", "hardware.nvlink", "fact:nvlink_min_links", "fact:nvlink_max_links",
+                      "fact:nvlink_weak_pairs", "topology"))
+P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=("fact:p2p",))
