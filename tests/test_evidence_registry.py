@@ -17,7 +17,7 @@ import pytest
 from advisor.audit import audit
 from advisor.inputs.evidence.reader import FACT, PLACES, is_place
 from advisor.inputs.evidence.registry import READERS
-from advisor.render.audit import to_json
+from advisor.render import jsonout
 from tests.evidence_data import AUDIT_DATA, bundle, verbatim
 
 PLAN = """\
@@ -123,8 +123,8 @@ def test_a_new_reader_is_one_file_and_one_registry_line(engine, tmp_path):
     registry = (*READERS, _module(source).READER)
     folder = bundle(tmp_path / "b", {"start.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt")})
 
-    before = json.loads(to_json(audit(engine, [folder]), engine))
-    after = json.loads(to_json(audit(engine, [folder], readers=registry), engine))
+    before = json.loads(jsonout.render(audit(engine, [folder]), engine.kb, engine.rules))
+    after = json.loads(jsonout.render(audit(engine, [folder], readers=registry), engine.kb, engine.rules))
 
     assert "memory_utilization" not in before["facts"]
     assert after["facts"]["memory_utilization"] == 0.92  # the capture: --gpu-memory-utilization 0.92
