@@ -99,6 +99,8 @@ def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> N
 
 def check(engine: Engine, run_cases: bool = True) -> Report:
     """Walk every rule, formula, fact, source, GPU, model and conflict; return the problems found."""
+    if engine.from_cache:  # the check reads and checks the files themselves, never the load cache
+        engine = Engine.load(engine.kb.root, engine.rules.root, cached=False)
     kb, base = engine.kb, engine.rules
     report = Report()
     for sid, s in kb.sources.items():

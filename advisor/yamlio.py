@@ -7,10 +7,9 @@ laughs" attack) or nesting deeper than MAX_DEPTH are refused with a message nami
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from advisor.errors import AdvisorError, InputError
 
@@ -19,47 +18,53 @@ MAX_ALIASES = 100
 MAX_DEPTH = 50
 MAX_NODES = 200_000
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-
-class Located(dict):
+class Located(dict):  # type: ignore[type-arg]
     """A mapping that remembers the line it started on (1-based)."""
 
     line: int = 0
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
-    """SafeLoader that counts aliases and records line numbers."""
+@cache
+def _loader() -> Any:
+    """The SafeLoader subclass that counts aliases and records line numbers; PyYAML is imported on
+    first use, so a command that reads no YAML (a load-cache hit) does not pay for it."""
+    import yaml
 
-    def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
-        self._aliases = 0
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D401 - PyYAML hook
-        if self.check_event(yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_ALIASES:
-                raise yaml.YAMLError(f"more than {MAX_ALIASES} alias references (alias expansion refused)")
-        return super().compose_node(parent, index)
+    class _Loader(base):  # type: ignore[misc, valid-type]
+        """SafeLoader that counts aliases and records line numbers."""
 
+        def __init__(self, stream: Any) -> None:
+            super().__init__(stream)
+            self._aliases = 0
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> Located:
-    loader.flatten_mapping(node)
-    result = Located()
-    result.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            raise yaml.YAMLError(f"line {key_node.start_mark.line + 1}: a mapping key must be a plain value") from None
-        if key in result:
-            raise yaml.YAMLError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
-        result[key] = loader.construct_object(value_node, deep=True)
-    return result
+        def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D401 - PyYAML hook
+            if self.check_event(yaml.AliasEvent):
+                self._aliases += 1
+                if self._aliases > MAX_ALIASES:
+                    raise yaml.YAMLError(f"more than {MAX_ALIASES} alias references (alias expansion refused)")
+            return super().compose_node(parent, index)
 
+    def construct_mapping(loader: Any, node: Any) -> Located:
+        loader.flatten_mapping(node)
+        result = Located()
+        result.line = node.start_mark.line + 1
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                line = key_node.start_mark.line + 1
+                raise yaml.YAMLError(f"line {line}: a mapping key must be a plain value") from None
+            if key in result:
+                raise yaml.YAMLError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
+            result[key] = loader.construct_object(value_node, deep=True)
+        return result
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return _Loader
 
 
 def _shape(value: Any) -> tuple[int, int]:
@@ -85,8 +90,10 @@ def loads(text: str, where: str, error: type[AdvisorError] = InputError) -> Any:
         raise error(f"file larger than {MAX_BYTES // (1024 * 1024)} MiB", where=where)
     if "\x00" in text:
         raise error("contains NUL bytes; not a YAML text file", where=where)
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader subclass
+        data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f"line {mark.line + 1}: " if mark is not None else ""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +12,18 @@ from advisor.core.engine import Engine
 from advisor.core.layouts import Layout
 from advisor.core.records import Recommendation
 from advisor.inputs.scenario import build
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _load_cache_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests keep the load cache in a folder of their own, never in the user's."""
+    before = os.environ.get("ADVISOR_CACHE_DIR")
+    os.environ["ADVISOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("load-cache"))
+    yield
+    if before is None:
+        os.environ.pop("ADVISOR_CACHE_DIR", None)
+    else:
+        os.environ["ADVISOR_CACHE_DIR"] = before
 
 
 @pytest.fixture(scope="session")

@@ -82,3 +82,43 @@ def test_seed_quotes_are_verbatim_in_the_seed_files(kb):
         text = _norm((SEEDS / s.file).read_text(encoding="utf-8"))
         for q in s.quotes:
             assert _norm(q.text) in text, (s.id, q.text[:60])
+
+
+def _broken_copy(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    import shutil
+
+    from advisor.kb.paths import knowledge_dir
+
+    root = tmp_path / "knowledge"
+    shutil.copytree(knowledge_dir(), root)
+    text = (root / name).read_text(encoding="utf-8")
+    assert old in text, old
+    (root / name).write_text(text.replace(old, new, 1), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("name, old, new, message", [
+    ("gpus.yaml", "memory_gib_reported: 95.6", "memory_gib_reported: lots",
+     r"gpus\.yaml:7: key 'memory_gib_reported' should be float, not 'lots'"),
+    ("gpus.yaml", "    architecture: blackwell\n", "",
+     r"gpus\.yaml:7: missing key 'architecture'"),
+    ("gpus.yaml", "nvlink: none", "nvlink: nvlink-5",
+     r"gpus\.yaml:7: key 'nvlink' is 'nvlink-5', not one of none, bridge-2, bridge-4, nvswitch"),
+    ("formulas.yaml", "    display: input", "    display: graph",
+     r"formulas\.yaml:\d+: key 'display' is 'graph', not one of formula, input"),
+])
+def test_a_broken_knowledge_entry_is_refused_with_file_line_key_and_choices(tmp_path, name, old, new, message):
+    from advisor.errors import KnowledgeError
+
+    root = _broken_copy(tmp_path, name, old, new)
+    with pytest.raises(KnowledgeError) as caught:
+        load(root)
+    assert re.search(message, str(caught.value)), str(caught.value)
+
+
+def test_a_fact_without_its_german_text_is_refused(tmp_path):
+    from advisor.errors import KnowledgeError
+
+    root = _broken_copy(tmp_path, "facts.yaml", 'de: "Dichtes oder Mixture-of-Experts-Modell."', 'fr: "Dense."')
+    with pytest.raises(KnowledgeError, match=r"facts\.yaml fact model_kind:\d+: 'doc' is missing its 'de' text"):
+        load(root)

@@ -16,16 +16,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from advisor.kb import knowledge as knowledge_mod
-from advisor.kb import rules as rules_mod
-from advisor.core.formulas.calc import Calculator
-from advisor.i18n import Message, Text
 from advisor.core.facts import Origin, scenario_facts
-from advisor.kb.knowledge import Knowledge
+from advisor.core.formulas.calc import Calculator
 from advisor.core.layouts import Layout, candidates, link_facts
 from advisor.core.records import NO_TEXT, Alternative, FigureTrace, Finding, Firing, Recommendation, Unknown
-from advisor.kb.rules import SEVERITIES, Rule, RuleBase
+from advisor.i18n import Message, Text
 from advisor.inputs.scenario import Scenario
+from advisor.kb.knowledge import Knowledge
+from advisor.kb.rules import SEVERITIES, Rule, RuleBase
 
 CONTRACT_FIGURES = {
     "weights_gib": "weights_gib",
@@ -90,11 +88,18 @@ class Engine:
             kind: link.latency_us for link in kb.links.values() if link.latency_us for kind in (link.kind,)
         }
 
+    from_cache = False  # set by `load`: whether the records came from the load cache
+
     @classmethod
-    def load(cls, knowledge_root: Path | None = None, rules_root: Path | None = None) -> Engine:
-        """Load knowledge and rules from their folders (default: the packaged ones)."""
-        kb = knowledge_mod.load(knowledge_root)
-        return cls(kb, rules_mod.load(kb, rules_root))
+    def load(cls, knowledge_root: Path | None = None, rules_root: Path | None = None, *, cached: bool = True) -> Engine:
+        """Load knowledge and rules from their folders (default: the packaged ones), through the load cache
+        of `advisor.kb.cache` unless `cached` is False; `from_cache` tells which it was."""
+        from advisor.kb import cache
+
+        kb, base, hit = cache.load(knowledge_root, rules_root, cached=cached)
+        engine = cls(kb, base)
+        engine.from_cache = hit
+        return engine
 
     @cached_property
     def rule_base_hash(self) -> str:

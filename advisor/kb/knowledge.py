@@ -18,92 +18,82 @@ from advisor.errors import InputError, KnowledgeError
 from advisor.fuzzy import closest
 from advisor.i18n import Text
 from advisor.kb.paths import knowledge_dir
-from advisor.yamlio import line_of, load_file
+from advisor.kb.schema import DERIVED, GIVEN, WHERE, Entry, Record, key, read
+from advisor.yamlio import load_file
 
 GIB = 2**30
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(Record, kw_only=False):
     """A pointer into a source: its id, where in it, and optionally its exact words."""
 
-    source: str
-    locator: str
-    quote: str | None = None
+    source: str = key(doc="the id of a source in knowledge/sources")
+    locator: str = key("", accept=(str, int), doc="where in the source: section, table, page or line")
+    quote: str | None = key(None, doc="the source's exact words, checked by `advisor rules check`")
 
     def as_dict(self) -> dict[str, str | None]:
         """The citation as the JSON reports write it."""
         return {"id": self.source, "locator": self.locator, "quote": self.quote}
 
 
-@dataclass(frozen=True)
-class Quote:
-    """Exact words of a source, with where they stand and how they were checked."""
+class Quote(Record):
+    """Exact words of a source, with where they stand."""
 
-    text: str
-    locator: str
-    id: str | None = None
-    verified: str | bool | None = None
+    text: str = key(doc="the words, verbatim")
+    locator: str = key("", accept=(str, int), doc="where in the source they stand")
+    id: str | None = key(None, doc="a name to refer to the quote by")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Record):
     """A document the knowledge comes from."""
 
-    id: str
-    title: str
-    publisher: str
-    date: str
-    language: str
-    kind: str
-    trust: str
-    url: str | None = None
-    file: str | None = None
-    authors: str | None = None
-    quotes: tuple[Quote, ...] = ()
-    where: str = ""
+    id: str = key(doc="the id citations name")
+    title: str = key(doc="the document's title")
+    publisher: str = key("", doc="who published it")
+    date: str = key("", accept=(str, int), doc="when it was published or read")
+    language: str = key("en", doc="the document's language")
+    kind: str = key(doc="seed | primary | vendor | measurement | config | derivation (checked by the rules check)")
+    trust: str = key("", doc="why and how far the advisor trusts it")
+    url: str | None = key(None, doc="where it can be read")
+    file: str | None = key(None, doc="the file it was read from, for seeds")
+    quotes: tuple[Quote, ...] = key((), doc="its exact words that citations quote")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
 
-@dataclass(frozen=True)
-class FactSpec:
+class FactSpec(Record):
     """One name of the fact table: what it means, its type and unit, and how to ask for it."""
 
-    name: str
-    kind: str
-    type: str
-    doc: Text
-    unit: str | None = None
-    choices: tuple[str, ...] = ()
-    question: Text | None = None
-    scenario: str | None = None
-    settle: Text | None = None
+    name: str = key(source=GIVEN, doc="the fact's name: the key it stands under in knowledge/facts.yaml")
+    kind: str = key(choices=("input", "catalogue", "derived", "evidence", "layout"), doc="where the value comes from")
+    type: str = key(choices=("bool", "enum", "integer", "number", "text"), doc="the type of its value")
+    doc: Text = key(doc="what it means, in every language")
+    unit: str | None = key(None, doc="its unit")
+    choices: tuple[str, ...] = key((), doc="the values an enum fact may take")
+    question: Text | None = key(None, doc="how the chat asks for an input fact")
+    scenario: str | None = key(None, doc="its path in a scenario file, e.g. hardware.gpu")
+    settle: Text | None = key(None, doc="how to find the value out on the host")
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(Record):
     """A GPU product with its memory, bandwidth and links, each figure cited."""
 
-    id: str
-    name: str
-    aliases: tuple[str, ...]
-    architecture: str
-    form_factor: str
-    memory_gb: float
-    memory_gib_reported: float | None
-    memory_bandwidth_gbs: float | None
-    pcie_gen: int | None
-    nvlink: str
-    nvlink_gbs_per_direction: float | None
-    pcie_p2p: bool | None
-    fp8: bool
-    fp4: bool
-    cite: Mapping[str, Citation]
-    memory_type: str | None = None
-    pcie_lanes: int | None = 16
-    nvlink_generation: int | None = None
-    tdp_w: float | None = None
-    notes: str = ""
-    where: str = ""
+    id: str = key(doc="the catalogue id")
+    name: str = key(doc="the product name")
+    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    architecture: str = key(doc="the GPU architecture, e.g. Blackwell")
+    form_factor: str = key(doc="PCIe card, SXM module, ...")
+    memory_gb: float = key(doc="memory in decimal GB as the vendor states it")
+    memory_gib_reported: float | None = key(None, doc="memory in GiB as nvidia-smi reports it")
+    memory_bandwidth_gbs: float | None = key(None, doc="memory bandwidth, GB/s")
+    pcie_gen: int | None = key(None, doc="PCIe generation of the card's host link")
+    nvlink: str = key("none", choices=("none", "bridge-2", "bridge-4", "nvswitch"), doc="the card's usual NVLink")
+    nvlink_gbs_per_direction: float | None = key(None, doc="NVLink bandwidth per direction, GB/s")
+    pcie_p2p: bool | None = key(None, doc="whether peer-to-peer over PCIe works on this product")
+    fp8: bool = key(False, doc="native FP8 support")
+    fp4: bool = key(False, doc="native FP4 support")
+    cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
+    notes: str = key("", doc="remarks shown in listings")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
     @property
     def memory_gib(self) -> float:
@@ -113,173 +103,131 @@ class Gpu:
         return self.memory_gb * 1e9 / GIB
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(Record):
     """An interconnect with its bandwidth per direction."""
 
-    id: str
-    name: str
-    kind: str
-    gbs_per_direction: float
-    cite: Mapping[str, Citation]
-    latency_us: float | None = None
-    notes: str = ""
-    where: str = ""
+    id: str = key(doc="the link id, e.g. pcie-gen5-x16")
+    name: str = key(doc="its name")
+    kind: str = key(doc="pcie | nvlink | nvlink-bridge | network")
+    gbs_per_direction: float = key(doc="bandwidth per direction, GB/s")
+    latency_us: float | None = key(None, doc="latency of one hop, microseconds")
+    cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
+    notes: str = key("", doc="remarks")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(Record):
     """A published checkpoint size in one precision."""
 
-    precision: str
-    size_bytes: float
-    cite: Citation
-    repo: str | None = None
-    stated_as: str = ""
+    precision: str = key(doc="the precision id of its weights")
+    cite: Citation = key(doc="where the size is published")
+    repo: str | None = key(None, doc="the repository it is published in")
+    size_bytes: float = key(source=DERIVED, doc="its size in bytes, from exactly one of size_gib or size_gb")
+    stated_as: str = key("", source=DERIVED, doc="the size as the source states it, e.g. '68 GiB'")
+
+    @staticmethod
+    def derive(entry: Entry) -> dict[str, Any]:
+        """size_bytes and stated_as from the one of size_gib and size_gb that is given."""
+        gib, gb = entry.number("size_gib"), entry.number("size_gb")
+        if (gib is None) == (gb is None):
+            raise KnowledgeError("a checkpoint needs exactly one of size_gib or size_gb", where=entry.where)
+        if gib is not None:
+            return {"size_bytes": gib * GIB, "stated_as": f"{gib:g} GiB"}
+        return {"size_bytes": gb * 1e9, "stated_as": f"{gb:g} GB"}  # type: ignore[operator]
 
 
-@dataclass(frozen=True)
-class Model:
+class Model(Record):
     """A model with the config.json fields that matter for splitting it."""
 
-    id: str
-    name: str
-    aliases: tuple[str, ...]
-    kind: str
-    attention: str
-    native_precision: str
-    config: Mapping[str, Any]
-    params_b: float | None
-    active_params_b: float | None
-    checkpoints: tuple[Checkpoint, ...]
-    cite: Mapping[str, Citation]
-    hf_repo: str | None = None
-    notes: str = ""
-    where: str = ""
+    id: str = key(doc="the catalogue id")
+    name: str = key(doc="the model's name")
+    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    kind: str = key(choices=("dense", "moe"), doc="dense or mixture-of-experts")
+    attention: str = key(doc="mha | gqa | mla: how its KV cache is shaped")
+    native_precision: str = key("bf16", doc="the precision its weights are published in")
+    config: Mapping[str, Any] = key(doc="the config.json fields the formulas read")
+    params_b: float | None = key(None, doc="parameters, billions")
+    active_params_b: float | None = key(None, doc="parameters active per token (mixture of experts), billions")
+    checkpoints: tuple[Checkpoint, ...] = key((), doc="published checkpoint sizes")
+    cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
+    hf_repo: str | None = key(None, doc="its Hugging Face repository")
+    notes: str = key("", doc="remarks shown in listings")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
     def checkpoint(self, precision: str) -> Checkpoint | None:
         """The published checkpoint in `precision`, if one is known."""
         return next((c for c in self.checkpoints if c.precision == precision), None)
 
 
-@dataclass(frozen=True)
-class Precision:
+class Precision(Record):
     """A number format for weights or KV cache."""
 
-    id: str
-    name: str
-    weight_bytes: float
-    aliases: tuple[str, ...]
-    cite: Citation
-    needs: str | None = None
-    kv_cache: bool = False
-    notes: str = ""
+    id: str = key(doc="the precision id, e.g. fp8")
+    name: str = key(doc="its name, e.g. FP8 E4M3")
+    weight_bytes: float = key(doc="bytes per weight")
+    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    cite: Citation = key(doc="where its size per weight is stated")
+    kv_cache: bool = key(False, doc="whether the KV cache may be stored in it")
+    notes: str = key("", doc="remarks")
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Record):
     """A machine configuration in the sizing catalogue."""
 
-    id: str
-    name: str
-    gpu: str
-    gpus_per_node: int
-    nodes: int = 1
-    nvlink: str | None = None
-    node_link_gbps: float | None = None
-    notes: str = ""
+    id: str = key(doc="the platform id")
+    name: str = key(doc="its name")
+    gpu: str = key(doc="the GPU id it carries")
+    gpus_per_node: int = key(doc="GPUs in one node")
+    nodes: int = key(1, doc="number of nodes")
+    nvlink: str | None = key(None, doc="its NVLink, where it differs from the card's usual")
+    node_link_gbps: float | None = key(None, doc="network between nodes, Gb/s per direction")
+    notes: str = key("", doc="remarks")
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(Record):
     """One side of a recorded disagreement."""
 
-    source: str
-    locator: str
-    says: str
-    quote: str | None = None
+    source: str = key(doc="the id of the source that says it")
+    locator: str = key("", accept=(str, int), doc="where in the source")
+    says: str = key(doc="what it says, in short")
+    quote: str | None = key(None, doc="its exact words")
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Record):
     """A disagreement between sources, with the resolution and why."""
 
-    id: str
-    topic: str
-    title: Text
-    claims: tuple[Claim, ...]
-    resolution: Text
-    why: Text
-    where: str = ""
+    id: str = key(doc="the conflict id rules name")
+    topic: str = key(doc="what it is about")
+    title: Text = key(doc="its title, in every language")
+    claims: tuple[Claim, ...] = key(doc="what each side says")
+    resolution: Text = key(doc="what the advisor does about it")
+    why: Text = key(doc="why")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
 
-@dataclass(frozen=True)
-class FormulaSpec:
+class FormulaSpec(Record):
     """A formula as written in knowledge/formulas.yaml."""
 
-    id: str
-    result: str
-    expr: str
-    unit: str
-    kind: str
-    title: Text
-    assumptions: Text
-    cite: Citation
-    when: str | None = None
-    display: str = "formula"  # formula | input (a unit conversion: show where the input came from)
-    where: str = ""
+    id: str = key(doc="the formula id")
+    result: str = key(doc="the fact it computes")
+    expr: str = key(accept=(str, int, float), doc="the expression, in the language of advisor.kb.expr")
+    unit: str = key(accept=(str, int), doc="the result's unit")
+    kind: str = key(doc="exact | estimate | upper-bound")
+    title: Text = key(doc="its title, in every language")
+    assumptions: Text = key(doc="what it assumes, in every language")
+    cite: Citation = key(doc="where it comes from")
+    when: str | None = key(None, doc="a condition: the formula applies only where it holds")
+    display: str = key("formula", choices=("formula", "input"),
+                       doc="formula, or input: a unit conversion that shows where its input came from")
+    where: str = key("", source=WHERE, doc="file:line of the entry")
 
 
-# --- shape checking ---------------------------------------------------------------------------
-
-
-class _Entry:
-    """Typed access to one YAML mapping, with errors naming file, line and key."""
-
-    def __init__(self, data: Any, where: str) -> None:
-        if not isinstance(data, dict):
-            raise KnowledgeError("expected a mapping", where=where)
-        self.data = data
-        self.where = f"{where}:{line_of(data)}" if line_of(data) else where
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, nullable: bool = False) -> Any:
-        if key not in self.data or (self.data[key] is None and default is not ...):
-            if default is ...:
-                raise KnowledgeError(f"missing key {key!r}", where=self.where)
-            return default
-        value = self.data[key]
-        if value is None and nullable:
-            return None
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
-            raise KnowledgeError(f"key {key!r} should be {_kind_name(kind)}, not {value!r}", where=self.where)
-        return value
-
-    def text(self, key: str, default: Any = ...) -> Text | None:
-        raw = self.get(key, dict, default)
-        if raw is None or raw is default:
-            return raw
-        return Text.checked(raw, key, self.where, KnowledgeError)
-
-    def citations(self, key: str = "cite") -> dict[str, Citation]:
-        raw = self.get(key, dict, {})
-        return {name: citation(value, f"{self.where} {key}.{name}") for name, value in raw.items()}
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)
+# --- reading the files ------------------------------------------------------------------------
 
 
 def citation(raw: Any, where: str) -> Citation:
     """A citation from its YAML form {source, locator, quote?}."""
-    entry = _Entry(raw, where)
-    return Citation(
-        source=entry.get("source", str),
-        locator=str(entry.get("locator", (str, int), "")),
-        quote=entry.get("quote", str, None),
-    )
+    return read(Citation, raw, where)  # type: ignore[no-any-return]
 
 
 def _entries(path: Path, top: str) -> list[tuple[Any, str]]:
@@ -312,196 +260,6 @@ def _unique(items: Iterable[Any], what: str) -> dict[str, Any]:
             raise KnowledgeError(f"duplicate {what} id {item.id!r}", where=getattr(item, "where", ""))
         out[item.id] = item
     return out
-
-
-def _source(raw: Any, where: str) -> Source:
-    e = _Entry(raw, where)
-    quotes = []
-    for q in e.get("quotes", list, []):
-        qe = _Entry(q, e.where)
-        quotes.append(
-            Quote(
-                text=qe.get("text", str),
-                locator=str(qe.get("locator", (str, int), "")),
-                id=qe.get("id", str, None),
-                verified=qe.get("verified", (str, bool), None),
-            )
-        )
-    return Source(
-        id=e.get("id", str),
-        title=e.get("title", str),
-        publisher=e.get("publisher", str, ""),
-        date=str(e.get("date", (str, int), "")),
-        language=e.get("language", str, "en"),
-        kind=e.get("kind", str),
-        trust=e.get("trust", str, ""),
-        url=e.get("url", str, None),
-        file=e.get("file", str, None),
-        authors=e.get("authors", str, None),
-        quotes=tuple(quotes),
-        where=e.where,
-    )
-
-
-def _fact(name: str, raw: Any, where: str) -> FactSpec:
-    e = _Entry(raw, f"{where} fact {name}")
-    return FactSpec(
-        name=name,
-        kind=e.get("kind", str),
-        type=e.get("type", str),
-        doc=e.text("doc"),  # type: ignore[arg-type]
-        unit=e.get("unit", str, None),
-        choices=tuple(e.get("choices", list, [])),
-        question=e.text("question", None),
-        scenario=e.get("scenario", str, None),
-        settle=e.text("settle", None),
-    )
-
-
-def _gpu(raw: Any, where: str) -> Gpu:
-    e = _Entry(raw, where)
-    return Gpu(
-        id=e.get("id", str),
-        name=e.get("name", str),
-        aliases=tuple(str(a) for a in e.get("aliases", list, [])),
-        architecture=e.get("architecture", str),
-        form_factor=e.get("form_factor", str),
-        memory_gb=e.get("memory_gb", float),
-        memory_gib_reported=e.get("memory_gib_reported", float, None),
-        memory_bandwidth_gbs=e.get("memory_bandwidth_gbs", float, None),
-        memory_type=e.get("memory_type", str, None),
-        pcie_gen=e.get("pcie_gen", int, None),
-        pcie_lanes=e.get("pcie_lanes", int, None),
-        nvlink=e.get("nvlink", str, "none"),
-        nvlink_gbs_per_direction=e.get("nvlink_gbs_per_direction", float, None),
-        nvlink_generation=e.get("nvlink_generation", int, None),
-        pcie_p2p=e.get("pcie_p2p", bool, None),
-        fp8=e.get("fp8", bool, False),
-        fp4=e.get("fp4", bool, False),
-        tdp_w=e.get("tdp_w", float, None),
-        cite=e.citations(),
-        notes=e.get("notes", str, ""),
-        where=e.where,
-    )
-
-
-def _link(raw: Any, where: str) -> Link:
-    e = _Entry(raw, where)
-    return Link(
-        id=e.get("id", str),
-        name=e.get("name", str),
-        kind=e.get("kind", str),
-        gbs_per_direction=e.get("gbs_per_direction", float),
-        latency_us=e.get("latency_us", float, None),
-        cite=e.citations(),
-        notes=e.get("notes", str, ""),
-        where=e.where,
-    )
-
-
-def _model(raw: Any, where: str) -> Model:
-    e = _Entry(raw, where)
-    checkpoints = []
-    for c in e.get("checkpoints", list, []):
-        ce = _Entry(c, e.where)
-        gib = ce.get("size_gib", float, None)
-        gb = ce.get("size_gb", float, None)
-        if (gib is None) == (gb is None):
-            raise KnowledgeError("a checkpoint needs exactly one of size_gib or size_gb", where=ce.where)
-        checkpoints.append(
-            Checkpoint(
-                precision=ce.get("precision", str),
-                size_bytes=gib * GIB if gib is not None else gb * 1e9,  # type: ignore[operator]
-                cite=citation(ce.get("cite", dict), ce.where),
-                repo=ce.get("repo", str, None),
-                stated_as=f"{gib:g} GiB" if gib is not None else f"{gb:g} GB",
-            )
-        )
-    return Model(
-        id=e.get("id", str),
-        name=e.get("name", str),
-        aliases=tuple(str(a) for a in e.get("aliases", list, [])),
-        kind=e.get("kind", str),
-        attention=e.get("attention", str),
-        native_precision=e.get("native_precision", str, "bf16"),
-        config=e.get("config", dict),
-        params_b=e.get("params_b", float, None),
-        active_params_b=e.get("active_params_b", float, None),
-        checkpoints=tuple(checkpoints),
-        cite=e.citations(),
-        hf_repo=e.get("hf_repo", str, None),
-        notes=e.get("notes", str, ""),
-        where=e.where,
-    )
-
-
-def _precision(raw: Any, where: str) -> Precision:
-    e = _Entry(raw, where)
-    return Precision(
-        id=e.get("id", str),
-        name=e.get("name", str),
-        weight_bytes=e.get("weight_bytes", float),
-        aliases=tuple(str(a) for a in e.get("aliases", list, [])),
-        cite=citation(e.get("cite", dict), e.where),
-        needs=e.get("needs", str, None),
-        kv_cache=e.get("kv_cache", bool, False),
-        notes=e.get("notes", str, ""),
-    )
-
-
-def _platform(raw: Any, where: str) -> Platform:
-    e = _Entry(raw, where)
-    return Platform(
-        id=e.get("id", str),
-        name=e.get("name", str),
-        gpu=e.get("gpu", str),
-        gpus_per_node=e.get("gpus_per_node", int),
-        nodes=e.get("nodes", int, 1),
-        nvlink=e.get("nvlink", str, None),
-        node_link_gbps=e.get("node_link_gbps", float, None),
-        notes=e.get("notes", str, ""),
-    )
-
-
-def _conflict(raw: Any, where: str) -> Conflict:
-    e = _Entry(raw, where)
-    claims = []
-    for c in e.get("claims", list):
-        ce = _Entry(c, e.where)
-        claims.append(
-            Claim(
-                source=ce.get("source", str),
-                locator=str(ce.get("locator", (str, int), "")),
-                says=ce.get("says", str),
-                quote=ce.get("quote", str, None),
-            )
-        )
-    return Conflict(
-        id=e.get("id", str),
-        topic=e.get("topic", str),
-        title=e.text("title"),  # type: ignore[arg-type]
-        claims=tuple(claims),
-        resolution=e.text("resolution"),  # type: ignore[arg-type]
-        why=e.text("why"),  # type: ignore[arg-type]
-        where=e.where,
-    )
-
-
-def _formula(raw: Any, where: str) -> FormulaSpec:
-    e = _Entry(raw, where)
-    return FormulaSpec(
-        id=e.get("id", str),
-        result=e.get("result", str),
-        expr=str(e.get("expr", (str, int, float))),
-        unit=str(e.get("unit", (str, int))),
-        kind=e.get("kind", str),
-        title=e.text("title"),  # type: ignore[arg-type]
-        assumptions=e.text("assumptions"),  # type: ignore[arg-type]
-        cite=citation(e.get("cite", dict), e.where),
-        when=e.get("when", str, None),
-        display=e.get("display", str, "formula"),
-        where=e.where,
-    )
 
 
 @dataclass
@@ -606,18 +364,8 @@ def load(root: Path | None = None) -> Knowledge:
     if not root.is_dir():
         raise KnowledgeError("knowledge folder not found", where=str(root))
     kb = Knowledge(root=root)
-    readers: list[tuple[str, str, Any, str]] = [
-        ("sources", "sources", _source, "source"),
-        ("gpus", "gpus", _gpu, "GPU"),
-        ("links", "links", _link, "link"),
-        ("models", "models", _model, "model"),
-        ("precisions", "precisions", _precision, "precision"),
-        ("platforms", "platforms", _platform, "platform"),
-        ("conflicts", "conflicts", _conflict, "conflict"),
-        ("formulas", "formulas", _formula, "formula"),
-    ]
-    for attr, name, reader, what in readers:
-        items = [reader(raw, where) for path in _files(root, name) for raw, where in _entries(path, name)]
+    for attr, record, what in RECORDS:
+        items = [read(record, raw, where) for path in _files(root, attr) for raw, where in _entries(path, attr)]
         setattr(kb, attr, _unique(items, what))
     for path in _files(root, "facts"):
         data = load_file(path, KnowledgeError)
@@ -626,9 +374,21 @@ def load(root: Path | None = None) -> Knowledge:
         for name, raw in data["facts"].items():
             if name in kb.facts:
                 raise KnowledgeError(f"duplicate fact {name!r}", where=str(path))
-            kb.facts[name] = _fact(name, raw, str(path))
+            kb.facts[name] = read(FactSpec, raw, f"{path} fact {name}", name=name)
     for path in _files(root, "settings"):
         data = load_file(path, KnowledgeError)
         if isinstance(data, dict):
             kb.settings.update(data.get("settings") or {})
     return kb
+
+
+RECORDS: tuple[tuple[str, type, str], ...] = (
+    ("sources", Source, "source"),
+    ("gpus", Gpu, "GPU"),
+    ("links", Link, "link"),
+    ("models", Model, "model"),
+    ("precisions", Precision, "precision"),
+    ("platforms", Platform, "platform"),
+    ("conflicts", Conflict, "conflict"),
+    ("formulas", FormulaSpec, "formula"),
+)

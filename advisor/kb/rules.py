@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from advisor.errors import AdvisorError, RuleBaseError
+from advisor.i18n import LANGS, Text
 from advisor.kb.expr import Expression, parse
 from advisor.kb.knowledge import Citation, Knowledge
-from advisor.i18n import LANGS, Text
 from advisor.kb.paths import rules_dir
+from advisor.kb.schema import Record, key
 from advisor.yamlio import line_of, load_file
 
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
@@ -29,39 +30,37 @@ RULE_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record):
     """One rule of the rule base."""
 
-    id: str
-    title: Text
-    severity: str
-    topics: tuple[str, ...]
-    scope: str
-    effect: str
-    when: Expression
-    explain: Text
-    cite: tuple[Citation, ...]
-    what: Text
-    why: Text
-    example: Text
-    fix: Text | None = None
-    verify: tuple[str, ...] = ()
-    figures: tuple[str, ...] = ()
-    conflicts: tuple[str, ...] = ()
-    cases_fire: tuple[Mapping[str, Any], ...] = ()
-    cases_quiet: tuple[Mapping[str, Any], ...] = ()
-    unsuppressible: bool = False
-    where: str = ""
+    id: str = key(doc="lowercase words joined by '-'")
+    title: Text = key(doc="a short title, in every language")
+    severity: str = key(doc="info | advice | warning | error")
+    topics: tuple[str, ...] = key(doc="the topics of rules/topics it belongs to")
+    scope: str = key(doc="scenario | layout | sizing | audit: what facts it is evaluated over")
+    effect: str = key(doc="none | reject | discourage: what it does to a candidate layout")
+    when: Expression = key(doc="the condition, parsed against the fact table")
+    explain: Text = key(doc="what the finding says, a template of facts")
+    cite: tuple[Citation, ...] = key(doc="its sources")
+    what: Text = key(doc="doc.what: what the rule checks")
+    why: Text = key(doc="doc.why: why it matters")
+    example: Text = key(doc="doc.example: a case where it fires")
+    fix: Text | None = key(None, doc="what to do about it")
+    verify: tuple[str, ...] = key((), doc="commands that check the fix")
+    figures: tuple[str, ...] = key((), doc="facts the finding shows with their formulas")
+    conflicts: tuple[str, ...] = key((), doc="conflicts between sources it depends on")
+    cases_fire: tuple[Mapping[str, Any], ...] = key((), doc="scenarios it must fire on")
+    cases_quiet: tuple[Mapping[str, Any], ...] = key((), doc="scenarios it must stay quiet on")
+    unsuppressible: bool = key(False, doc="whether an accepted-findings list may not silence it")
+    where: str = key("", doc="file:line and rule id, for messages")
 
 
-@dataclass(frozen=True)
-class SortKey:
+class SortKey(Record):
     """One criterion of the layout order: a layout fact and which way is better."""
 
-    fact: str
-    better: Literal["low", "high"]
-    why_not: Text
+    fact: str = key(doc="a layout fact, or 'discouraged'")
+    better: Literal["low", "high"] = key(doc="low or high")
+    why_not: Text = key(doc="why a layout that loses on it was not chosen")
 
 
 @dataclass
@@ -74,6 +73,7 @@ class RuleBase:
     redirects: dict[str, str] = field(default_factory=dict)
     tie: Text | None = None
     files: tuple[Path, ...] = ()
+    root: Path | None = None
 
     def get(self, rule_id: str) -> Rule:
         """A rule by id, following redirects of retired ids."""
@@ -232,7 +232,7 @@ def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
     if not root.is_dir():
         raise RuleBaseError("rules folder not found", where=str(root))
     files = tuple(sorted(root.glob("*.yaml")))
-    base = RuleBase(files=files)
+    base = RuleBase(files=files, root=root)
     raw_rules: list[tuple[Any, str]] = []
     for path in files:
         data = load_file(path, RuleBaseError)
