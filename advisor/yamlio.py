@@ -19,7 +19,7 @@ MAX_DEPTH = 50
 MAX_NODES = 200_000
 
 
-class Located(dict):  # type: ignore[type-arg]
+class Located(dict):
     """A mapping that remembers the line it started on (1-based)."""
 
     line: int = 0

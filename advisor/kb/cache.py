@@ -114,7 +114,7 @@ def _write(path: Path, key: str, kb: knowledge_mod.Knowledge, base: rules_mod.Ru
     try:
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.dispatch_table = {**copyreg.dispatch_table, **_reducers()}  # type: ignore[assignment]
+        pickler.dispatch_table = {**copyreg.dispatch_table, **_reducers()}
         pickler.dump((FORMAT, key, kb, base))
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=".records-", dir=path.parent)

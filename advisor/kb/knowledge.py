@@ -28,8 +28,8 @@ class Citation(Record, kw_only=False):
     """A pointer into a source: its id, where in it, and optionally its exact words."""
 
     source: str = key(doc="the id of a source in knowledge/sources")
-    locator: str = key("", accept=(str, int), doc="where in the source: section, table, page or line")
-    quote: str | None = key(None, doc="the source's exact words, checked by `advisor rules check`")
+    locator: str = key(default="", accept=(str, int), doc="where in the source: section, table, page or line")
+    quote: str | None = key(default=None, doc="the source's exact words, checked by `advisor rules check`")
 
     def as_dict(self) -> dict[str, str | None]:
         """The citation as the JSON reports write it."""
@@ -40,8 +40,8 @@ class Quote(Record):
     """Exact words of a source, with where they stand."""
 
     text: str = key(doc="the words, verbatim")
-    locator: str = key("", accept=(str, int), doc="where in the source they stand")
-    id: str | None = key(None, doc="a name to refer to the quote by")
+    locator: str = key(default="", accept=(str, int), doc="where in the source they stand")
+    id: str | None = key(default=None, doc="a name to refer to the quote by")
 
 
 class Source(Record):
@@ -49,15 +49,15 @@ class Source(Record):
 
     id: str = key(doc="the id citations name")
     title: str = key(doc="the document's title")
-    publisher: str = key("", doc="who published it")
-    date: str = key("", accept=(str, int), doc="when it was published or read")
-    language: str = key("en", doc="the document's language")
+    publisher: str = key(default="", doc="who published it")
+    date: str = key(default="", accept=(str, int), doc="when it was published or read")
+    language: str = key(default="en", doc="the document's language")
     kind: str = key(doc="seed | primary | vendor | measurement | config | derivation (checked by the rules check)")
-    trust: str = key("", doc="why and how far the advisor trusts it")
-    url: str | None = key(None, doc="where it can be read")
-    file: str | None = key(None, doc="the file it was read from, for seeds")
-    quotes: tuple[Quote, ...] = key((), doc="its exact words that citations quote")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    trust: str = key(default="", doc="why and how far the advisor trusts it")
+    url: str | None = key(default=None, doc="where it can be read")
+    file: str | None = key(default=None, doc="the file it was read from, for seeds")
+    quotes: tuple[Quote, ...] = key(default=(), doc="its exact words that citations quote")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
 class FactSpec(Record):
@@ -67,11 +67,11 @@ class FactSpec(Record):
     kind: str = key(choices=("input", "catalogue", "derived", "evidence", "layout"), doc="where the value comes from")
     type: str = key(choices=("bool", "enum", "integer", "number", "text"), doc="the type of its value")
     doc: Text = key(doc="what it means, in every language")
-    unit: str | None = key(None, doc="its unit")
-    choices: tuple[str, ...] = key((), doc="the values an enum fact may take")
-    question: Text | None = key(None, doc="how the chat asks for an input fact")
-    scenario: str | None = key(None, doc="its path in a scenario file, e.g. hardware.gpu")
-    settle: Text | None = key(None, doc="how to find the value out on the host")
+    unit: str | None = key(default=None, doc="its unit")
+    choices: tuple[str, ...] = key(default=(), doc="the values an enum fact may take")
+    question: Text | None = key(default=None, doc="how the chat asks for an input fact")
+    scenario: str | None = key(default=None, doc="its path in a scenario file, e.g. hardware.gpu")
+    settle: Text | None = key(default=None, doc="how to find the value out on the host")
 
 
 class Gpu(Record):
@@ -79,21 +79,21 @@ class Gpu(Record):
 
     id: str = key(doc="the catalogue id")
     name: str = key(doc="the product name")
-    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     architecture: str = key(doc="the GPU architecture, e.g. Blackwell")
     form_factor: str = key(doc="PCIe card, SXM module, ...")
     memory_gb: float = key(doc="memory in decimal GB as the vendor states it")
-    memory_gib_reported: float | None = key(None, doc="memory in GiB as nvidia-smi reports it")
-    memory_bandwidth_gbs: float | None = key(None, doc="memory bandwidth, GB/s")
-    pcie_gen: int | None = key(None, doc="PCIe generation of the card's host link")
-    nvlink: str = key("none", choices=("none", "bridge-2", "bridge-4", "nvswitch"), doc="the card's usual NVLink")
-    nvlink_gbs_per_direction: float | None = key(None, doc="NVLink bandwidth per direction, GB/s")
-    pcie_p2p: bool | None = key(None, doc="whether peer-to-peer over PCIe works on this product")
-    fp8: bool = key(False, doc="native FP8 support")
-    fp4: bool = key(False, doc="native FP4 support")
+    memory_gib_reported: float | None = key(default=None, doc="memory in GiB as nvidia-smi reports it")
+    memory_bandwidth_gbs: float | None = key(default=None, doc="memory bandwidth, GB/s")
+    pcie_gen: int | None = key(default=None, doc="PCIe generation of the card's host link")
+    nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"), doc="the card's usual NVLink")
+    nvlink_gbs_per_direction: float | None = key(default=None, doc="NVLink bandwidth per direction, GB/s")
+    pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
+    fp8: bool = key(default=False, doc="native FP8 support")
+    fp4: bool = key(default=False, doc="native FP4 support")
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
-    notes: str = key("", doc="remarks shown in listings")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    notes: str = key(default="", doc="remarks shown in listings")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     @property
     def memory_gib(self) -> float:
@@ -110,10 +110,10 @@ class Link(Record):
     name: str = key(doc="its name")
     kind: str = key(doc="pcie | nvlink | nvlink-bridge | network")
     gbs_per_direction: float = key(doc="bandwidth per direction, GB/s")
-    latency_us: float | None = key(None, doc="latency of one hop, microseconds")
+    latency_us: float | None = key(default=None, doc="latency of one hop, microseconds")
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
-    notes: str = key("", doc="remarks")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    notes: str = key(default="", doc="remarks")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
 class Checkpoint(Record):
@@ -121,9 +121,9 @@ class Checkpoint(Record):
 
     precision: str = key(doc="the precision id of its weights")
     cite: Citation = key(doc="where the size is published")
-    repo: str | None = key(None, doc="the repository it is published in")
+    repo: str | None = key(default=None, doc="the repository it is published in")
     size_bytes: float = key(source=DERIVED, doc="its size in bytes, from exactly one of size_gib or size_gb")
-    stated_as: str = key("", source=DERIVED, doc="the size as the source states it, e.g. '68 GiB'")
+    stated_as: str = key(default="", source=DERIVED, doc="the size as the source states it, e.g. '68 GiB'")
 
     @staticmethod
     def derive(entry: Entry) -> dict[str, Any]:
@@ -141,18 +141,18 @@ class Model(Record):
 
     id: str = key(doc="the catalogue id")
     name: str = key(doc="the model's name")
-    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     kind: str = key(choices=("dense", "moe"), doc="dense or mixture-of-experts")
     attention: str = key(doc="mha | gqa | mla: how its KV cache is shaped")
-    native_precision: str = key("bf16", doc="the precision its weights are published in")
+    native_precision: str = key(default="bf16", doc="the precision its weights are published in")
     config: Mapping[str, Any] = key(doc="the config.json fields the formulas read")
-    params_b: float | None = key(None, doc="parameters, billions")
-    active_params_b: float | None = key(None, doc="parameters active per token (mixture of experts), billions")
-    checkpoints: tuple[Checkpoint, ...] = key((), doc="published checkpoint sizes")
+    params_b: float | None = key(default=None, doc="parameters, billions")
+    active_params_b: float | None = key(default=None, doc="parameters active per token (mixture of experts), billions")
+    checkpoints: tuple[Checkpoint, ...] = key(default=(), doc="published checkpoint sizes")
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
-    hf_repo: str | None = key(None, doc="its Hugging Face repository")
-    notes: str = key("", doc="remarks shown in listings")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    hf_repo: str | None = key(default=None, doc="its Hugging Face repository")
+    notes: str = key(default="", doc="remarks shown in listings")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     def checkpoint(self, precision: str) -> Checkpoint | None:
         """The published checkpoint in `precision`, if one is known."""
@@ -165,10 +165,10 @@ class Precision(Record):
     id: str = key(doc="the precision id, e.g. fp8")
     name: str = key(doc="its name, e.g. FP8 E4M3")
     weight_bytes: float = key(doc="bytes per weight")
-    aliases: tuple[str, ...] = key((), doc="other names it is asked for by")
+    aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     cite: Citation = key(doc="where its size per weight is stated")
-    kv_cache: bool = key(False, doc="whether the KV cache may be stored in it")
-    notes: str = key("", doc="remarks")
+    kv_cache: bool = key(default=False, doc="whether the KV cache may be stored in it")
+    notes: str = key(default="", doc="remarks")
 
 
 class Platform(Record):
@@ -178,19 +178,19 @@ class Platform(Record):
     name: str = key(doc="its name")
     gpu: str = key(doc="the GPU id it carries")
     gpus_per_node: int = key(doc="GPUs in one node")
-    nodes: int = key(1, doc="number of nodes")
-    nvlink: str | None = key(None, doc="its NVLink, where it differs from the card's usual")
-    node_link_gbps: float | None = key(None, doc="network between nodes, Gb/s per direction")
-    notes: str = key("", doc="remarks")
+    nodes: int = key(default=1, doc="number of nodes")
+    nvlink: str | None = key(default=None, doc="its NVLink, where it differs from the card's usual")
+    node_link_gbps: float | None = key(default=None, doc="network between nodes, Gb/s per direction")
+    notes: str = key(default="", doc="remarks")
 
 
 class Claim(Record):
     """One side of a recorded disagreement."""
 
     source: str = key(doc="the id of the source that says it")
-    locator: str = key("", accept=(str, int), doc="where in the source")
+    locator: str = key(default="", accept=(str, int), doc="where in the source")
     says: str = key(doc="what it says, in short")
-    quote: str | None = key(None, doc="its exact words")
+    quote: str | None = key(default=None, doc="its exact words")
 
 
 class Conflict(Record):
@@ -202,7 +202,7 @@ class Conflict(Record):
     claims: tuple[Claim, ...] = key(doc="what each side says")
     resolution: Text = key(doc="what the advisor does about it")
     why: Text = key(doc="why")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
 class FormulaSpec(Record):
@@ -216,10 +216,10 @@ class FormulaSpec(Record):
     title: Text = key(doc="its title, in every language")
     assumptions: Text = key(doc="what it assumes, in every language")
     cite: Citation = key(doc="where it comes from")
-    when: str | None = key(None, doc="a condition: the formula applies only where it holds")
-    display: str = key("formula", choices=("formula", "input"),
+    when: str | None = key(default=None, doc="a condition: the formula applies only where it holds")
+    display: str = key(default="formula", choices=("formula", "input"),
                        doc="formula, or input: a unit conversion that shows where its input came from")
-    where: str = key("", source=WHERE, doc="file:line of the entry")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
 # --- reading the files ------------------------------------------------------------------------
@@ -227,7 +227,7 @@ class FormulaSpec(Record):
 
 def citation(raw: Any, where: str) -> Citation:
     """A citation from its YAML form {source, locator, quote?}."""
-    return read(Citation, raw, where)  # type: ignore[no-any-return]
+    return read(Citation, raw, where)
 
 
 def _entries(path: Path, top: str) -> list[tuple[Any, str]]:

@@ -45,14 +45,14 @@ class Rule(Record):
     what: Text = key(doc="doc.what: what the rule checks")
     why: Text = key(doc="doc.why: why it matters")
     example: Text = key(doc="doc.example: a case where it fires")
-    fix: Text | None = key(None, doc="what to do about it")
-    verify: tuple[str, ...] = key((), doc="commands that check the fix")
-    figures: tuple[str, ...] = key((), doc="facts the finding shows with their formulas")
-    conflicts: tuple[str, ...] = key((), doc="conflicts between sources it depends on")
-    cases_fire: tuple[Mapping[str, Any], ...] = key((), doc="scenarios it must fire on")
-    cases_quiet: tuple[Mapping[str, Any], ...] = key((), doc="scenarios it must stay quiet on")
-    unsuppressible: bool = key(False, doc="whether an accepted-findings list may not silence it")
-    where: str = key("", doc="file:line and rule id, for messages")
+    fix: Text | None = key(default=None, doc="what to do about it")
+    verify: tuple[str, ...] = key(default=(), doc="commands that check the fix")
+    figures: tuple[str, ...] = key(default=(), doc="facts the finding shows with their formulas")
+    conflicts: tuple[str, ...] = key(default=(), doc="conflicts between sources it depends on")
+    cases_fire: tuple[Mapping[str, Any], ...] = key(default=(), doc="scenarios it must fire on")
+    cases_quiet: tuple[Mapping[str, Any], ...] = key(default=(), doc="scenarios it must stay quiet on")
+    unsuppressible: bool = key(default=False, doc="whether an accepted-findings list may not silence it")
+    where: str = key(default="", doc="file:line and rule id, for messages")
 
 
 class SortKey(Record):

@@ -103,7 +103,7 @@ class Record:
         return tuple(self.__dict__[f.name] for f in self._fields)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._values()))
