@@ -134,9 +134,9 @@ def yes_no(value: bool, lang: str) -> str:
 
 @cache
 def _labels() -> dict[str, Text]:
-    from advisor.yamlio import load_file
+    from advisor.yamlio import load_file_cached
 
-    data = load_file(Path(__file__).with_name("labels.yaml"))
+    data = load_file_cached(Path(__file__).with_name("labels.yaml"))
     return {k: Text(v) for k, v in data["labels"].items()}
 
 

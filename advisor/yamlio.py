@@ -124,6 +124,31 @@ def load_file(path: Path, error: type[AdvisorError] = InputError) -> Any:
     return loads(text, str(path), error)
 
 
+def load_file_cached(path: Path, error: type[AdvisorError] = InputError) -> Any:
+    """`load_file`, with the parsed document kept in the per-user cache (advisor.diskcache) under the
+    hash of the file's bytes and of this reader: a file read on every start (the field table, the
+    report labels) costs neither PyYAML's import nor its parse while it is unchanged."""
+    import hashlib
+
+    from advisor import diskcache
+
+    folder = diskcache.cache_dir()
+    try:
+        raw = path.read_bytes() if folder is not None and path.stat().st_size <= MAX_BYTES else None
+    except OSError:
+        raw = None
+    if folder is None or raw is None:
+        return load_file(path, error)
+    key = hashlib.sha256(Path(__file__).read_bytes() + b"\0" + raw).hexdigest()
+    entry = folder / f"yaml-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.pickle"
+    hit = diskcache.read(entry, key)
+    if hit is not None:
+        return hit
+    value = load_file(path, error)
+    diskcache.write(entry, key, value)
+    return value
+
+
 def line_of(value: Any) -> int:
     """The line a mapping started on, or 0 when unknown."""
     return getattr(value, "line", 0)

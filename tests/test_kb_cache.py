@@ -5,11 +5,15 @@ and `advisor rules check` always reads the files themselves."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from advisor import diskcache
 from advisor.core.engine import Engine
 from advisor.kb import cache
 from advisor.kb.paths import knowledge_dir, rules_dir
@@ -105,21 +109,21 @@ def test_a_missing_or_unusable_home_answers_without_a_cache(cli, tmp_path, monke
     home = tmp_path / "home-is-a-file"
     home.write_text("", encoding="utf-8")
     monkeypatch.setenv("HOME", str(home))
-    assert cache.cache_dir() == home / ".cache" / "gpu-split-advisor"
+    assert diskcache.cache_dir() == home / ".cache" / "gpu-split-advisor"
     assert _answer(cli)["layout_label"]
     assert not Engine.load().from_cache
     monkeypatch.setenv("HOME", "")
-    monkeypatch.setattr(cache.os.path, "expanduser", lambda p: p)
-    assert cache.cache_dir() is None
+    monkeypatch.setattr(diskcache.os.path, "expanduser", lambda p: p)
+    assert diskcache.cache_dir() is None
     assert _answer(cli)["layout_label"]
 
 
 def test_xdg_cache_home_and_the_override(tmp_path, monkeypatch):
     monkeypatch.delenv("ADVISOR_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache.cache_dir() == tmp_path / "xdg" / "gpu-split-advisor"
+    assert diskcache.cache_dir() == tmp_path / "xdg" / "gpu-split-advisor"
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "mine"))
-    assert cache.cache_dir() == tmp_path / "mine"
+    assert diskcache.cache_dir() == tmp_path / "mine"
 
 
 def test_a_cache_file_others_can_write_is_not_trusted(cache_dir):
@@ -143,3 +147,25 @@ def test_rules_check_reads_the_files_even_when_the_cache_says_otherwise(cli, cac
     code, out, err = cli("rules", "check", "--quick")
     assert code == 0, err
     assert out.startswith("rules check: ok")
+
+
+def test_a_warm_start_reads_no_yaml(cache_dir):
+    """The field table and the report labels come from the cache too: a second run imports no PyYAML."""
+    code = ("import sys; from advisor.cli import main; main(['recommend', '--model', 'llama 3.3 70b', '--gpu', "
+            "'rtx pro 6000', '--gpus', '2']); print('yaml' in sys.modules, file=sys.stderr)")
+    env = {**os.environ, "ADVISOR_CACHE_DIR": str(cache_dir)}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+            for _ in range(2)]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["True", "False"]
+    assert runs[0].stdout == runs[1].stdout
+
+
+def test_an_edited_yaml_file_is_read_again(cache_dir, tmp_path):
+    from advisor.yamlio import load_file_cached
+
+    table = tmp_path / "labels.yaml"
+    table.write_text("labels: {a: {en: one, de: eins}}\n", encoding="utf-8")
+    assert load_file_cached(table)["labels"]["a"]["en"] == "one"
+    table.write_text("labels: {a: {en: two, de: zwei}}\n", encoding="utf-8")
+    assert load_file_cached(table)["labels"]["a"]["en"] == "two"
+    assert load_file_cached(table).line == 1  # line numbers survive the cache, for located errors

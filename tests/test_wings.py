@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "advisor"
 WINGS = ["ground", "kb", "inputs", "core", "services", "render", "chat", "tui", "cli"]
 TOP_LEVEL = {
-    "errors": "ground", "yamlio": "ground", "fuzzy": "ground", "i18n": "ground", "redact": "ground",
+    "errors": "ground", "yamlio": "ground", "fuzzy": "ground", "i18n": "ground", "redact": "ground", "diskcache": "ground",
     "audit": "services", "size": "services", "collect": "services", "transcripts": "services",
     "rules_check": "services", "cli": "cli", "completion": "cli", "__main__": "cli",
 }

@@ -18,7 +18,7 @@ from typing import Any
 from advisor.errors import KnowledgeError
 from advisor.i18n import Text
 from advisor.kb.paths import knowledge_dir
-from advisor.yamlio import load_file
+from advisor.yamlio import load_file_cached
 
 FILE = "fields.yaml"
 TYPES = ("text", "count", "tokens", "enum", "bool", "share", "gbps")
@@ -174,7 +174,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
 
 @cache
 def _load(path: Path) -> FieldTable:
-    data = load_file(path, KnowledgeError)
+    data = load_file_cached(path, KnowledgeError)
     if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
         raise KnowledgeError("expected a top-level 'fields' mapping", where=str(path))
     fields = tuple(_field(str(fact), raw, str(path)) for fact, raw in data["fields"].items())

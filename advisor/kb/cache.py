@@ -12,40 +12,21 @@ current user owns and nobody else can write are read back.
 
 from __future__ import annotations
 
-import copyreg
 import hashlib
-import io
-import os
-import pickle
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from advisor import __version__
+from advisor import __version__, diskcache
 from advisor.i18n import Text
 from advisor.kb import knowledge as knowledge_mod
 from advisor.kb import rules as rules_mod
 from advisor.kb.expr import Expression, parse
 from advisor.kb.paths import knowledge_dir, rules_dir
 
-FORMAT = 1  # bump when the file layout changes
+FORMAT = 2  # bump when the records' layout changes
 _LOADER_MODULES = ("advisor.kb.knowledge", "advisor.kb.schema", "advisor.kb.rules", "advisor.kb.expr",
-                   "advisor.kb.cache", "advisor.i18n", "advisor.yamlio")
-
-
-def cache_dir() -> Path | None:
-    """The per-user cache folder, or None where no home or cache folder is known."""
-    override = os.environ.get("ADVISOR_CACHE_DIR")
-    if override:
-        return Path(override)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "gpu-split-advisor"
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    if not home or home == "~" or not os.path.isabs(home):
-        return None
-    return Path(home) / ".cache" / "gpu-split-advisor"
+                   "advisor.kb.cache", "advisor.i18n", "advisor.yamlio", "advisor.diskcache")
 
 
 def data_key(knowledge_root: Path, rules_root: Path) -> str:
@@ -72,7 +53,7 @@ def load(knowledge_root: Path | None = None, rules_root: Path | None = None, *, 
     `cached=False` (the rule-base check) always reads and checks the files."""
     knowledge_root = knowledge_root or knowledge_dir()
     rules_root = rules_root or rules_dir()
-    folder = cache_dir() if cached else None
+    folder = diskcache.cache_dir() if cached else None
     key = path = None
     if folder is not None and knowledge_root.is_dir() and rules_root.is_dir():
         try:
@@ -93,40 +74,17 @@ def load(knowledge_root: Path | None = None, rules_root: Path | None = None, *, 
 
 
 def _read(path: Path, key: str) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase] | None:
-    try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if st.st_uid != os.getuid() or st.st_mode & 0o022:
-                return None
-            data = f.read()
-        stored = pickle.loads(data)
-        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == FORMAT and stored[1] == key):
-            return None
-        kb, base = stored[2], stored[3]
-        if not isinstance(kb, knowledge_mod.Knowledge) or not isinstance(base, rules_mod.RuleBase):
-            return None
-        return kb, base
-    except Exception:  # noqa: BLE001 - a cache that cannot be read is no cache; the files are read instead
+    stored = diskcache.read(path, key)
+    if not (isinstance(stored, tuple) and len(stored) == 2):
         return None
+    kb, base = stored
+    if not isinstance(kb, knowledge_mod.Knowledge) or not isinstance(base, rules_mod.RuleBase):
+        return None
+    return kb, base
 
 
 def _write(path: Path, key: str, kb: knowledge_mod.Knowledge, base: rules_mod.RuleBase) -> None:
-    try:
-        buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.dispatch_table = {**copyreg.dispatch_table, **_reducers()}
-        pickler.dump((FORMAT, key, kb, base))
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".records-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(buffer.getvalue())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except Exception:  # noqa: BLE001 - a read-only or full cache folder only costs the next run a fresh load
-        return
+    diskcache.write(path, key, (kb, base), _reducers())
 
 
 def _text(texts: dict[str, str]) -> Text:

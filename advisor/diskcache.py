@@ -1,0 +1,73 @@
+"""A per-user folder of pickled results that are expensive to rebuild (validated records, parsed YAML).
+
+Guarantees: an entry is only read back when the current user owns it and nobody else can write
+it, and only when it was stored under the same key; a missing, stale, corrupt or foreign entry is
+None, never an error. Entries are written to a temporary file and renamed into place. A folder
+that cannot be written only costs the next run the rebuild. The folder is ADVISOR_CACHE_DIR, else
+$XDG_CACHE_HOME/gpu-split-advisor, else ~/.cache/gpu-split-advisor.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import io
+import os
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1  # bump when the entry layout changes
+
+
+def cache_dir() -> Path | None:
+    """The per-user cache folder, or None where no home or cache folder is known."""
+    override = os.environ.get("ADVISOR_CACHE_DIR")
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "gpu-split-advisor"
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    if not home or home == "~" or not os.path.isabs(home):
+        return None
+    return Path(home) / ".cache" / "gpu-split-advisor"
+
+
+def read(path: Path, key: str) -> Any | None:
+    """The value stored at `path` under `key`, or None."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+            data = f.read()
+        stored = pickle.loads(data)
+        if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == FORMAT and stored[1] == key):
+            return None
+        return stored[2]
+    except Exception:  # noqa: BLE001 - an entry that cannot be read is no entry; the caller rebuilds
+        return None
+
+
+def write(path: Path, key: str, value: Any, reducers: Mapping[type, Any] | None = None) -> None:
+    """Store `value` under `key` at `path` (pickled with extra `reducers`); failures are silent."""
+    import tempfile  # only a miss writes; a hit should not pay for this import
+
+    try:
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        if reducers:
+            pickler.dispatch_table = {**copyreg.dispatch_table, **reducers}
+        pickler.dump((FORMAT, key, value))
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(buffer.getvalue())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except Exception:  # noqa: BLE001 - a read-only or full cache folder only costs the next run a rebuild
+        return
