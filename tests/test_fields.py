@@ -15,7 +15,8 @@ import pytest
 
 from advisor.cli import parser
 from advisor.errors import KnowledgeError
-from advisor.inputs.fields import FACT_TYPES, field_table
+from advisor.inputs.fields import field_table
+from advisor.kb.knowledge import FACT_TYPES
 from advisor.kb.knowledge import load
 from advisor.kb.paths import knowledge_dir
 
@@ -34,7 +35,7 @@ facts:
       en: "How many sequences may one replica run at once?"
       de: "Wie viele Sequenzen darf ein Replikat gleichzeitig ausführen?"
 """
-# The one row of the field table.
+# The one row of the field table: the field, and (its `fact:` block) the fact the rules may name.
 NEW_ROW = """\
   max_num_seqs:
     path: workload.max_num_seqs
@@ -43,6 +44,13 @@ NEW_ROW = """\
     label: {en: "sequence limit", de: "Sequenzgrenze"}
     help: {en: "most sequences one replica runs at once", de: "höchstens gleichzeitig laufende Sequenzen je Replikat"}
     text: {unit: '(?:seqs|sequences|sequenzen)\\b'}
+    fact:
+      doc:
+        en: "Most sequences one replica runs at once (vLLM --max-num-seqs)."
+        de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (vLLM --max-num-seqs)."
+      question:
+        en: "How many sequences may one replica run at once?"
+        de: "Wie viele Sequenzen darf ein Replikat gleichzeitig ausführen?"
 """
 CHAT = textwrap.dedent("""\
     import sys
@@ -84,9 +92,10 @@ def test_without_its_row_a_fact_is_no_flag(knowledge_with_fact):
 
 
 @pytest.fixture(scope="module")
-def knowledge_with_row(knowledge_with_fact: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def knowledge_with_row(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The advisor's knowledge plus one row in fields.yaml, and nothing else."""
     root = tmp_path_factory.mktemp("kb-row") / "knowledge"
-    shutil.copytree(knowledge_with_fact, root)
+    shutil.copytree(knowledge_dir(), root)
     table = root / "fields.yaml"
     table.write_text(table.read_text(encoding="utf-8") + NEW_ROW, encoding="utf-8")
     return root
@@ -187,3 +196,19 @@ def test_a_doubled_flag_is_refused_with_its_name(tmp_path):
     (tmp_path / "fields.yaml").write_text(table.replace("flag: --prompt", "flag: --context"), encoding="utf-8")
     with pytest.raises(KnowledgeError, match="flag used by more than one field: --context"):
         field_table(tmp_path)
+
+
+def test_one_row_is_a_fact_the_rules_can_name(knowledge_with_row):
+    kb = load(knowledge_with_row)
+    spec = kb.facts["max_num_seqs"]
+    assert (spec.kind, spec.type, spec.scenario) == ("input", "integer", "workload.max_num_seqs")
+    assert spec.question is not None and spec.question.get("de").startswith("Wie viele Sequenzen")
+
+
+def test_a_fact_declared_twice_is_refused(knowledge_with_fact, tmp_path):
+    root = tmp_path / "knowledge"
+    shutil.copytree(knowledge_with_fact, root)
+    table = root / "fields.yaml"
+    table.write_text(table.read_text(encoding="utf-8") + NEW_ROW, encoding="utf-8")
+    with pytest.raises(KnowledgeError, match="declared in facts and in its field's row"):
+        load(root)

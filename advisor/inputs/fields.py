@@ -23,13 +23,11 @@ from advisor.yamlio import load_file_cached
 FILE = "fields.yaml"
 TYPES = ("text", "count", "tokens", "enum", "bool", "share", "gbps")
 # The type a fact of knowledge/facts.yaml has for each field type.
-FACT_TYPES = {"text": ("text", "enum"), "count": ("integer",), "tokens": ("integer",), "enum": ("enum",),
-              "bool": ("bool",), "share": ("number",), "gbps": ("number",)}
 SECTIONS = ("hardware", "workload")
 DEFAULT_FROM = ("model", "gpu")
 COMPLETE = ("gpus", "models", "precisions", "kv_precisions")
 KEYS = {"path", "type", "choices", "required", "default", "default_from", "flag", "size", "strict", "stated",
-        "complete", "label", "help", "text"}
+        "complete", "label", "help", "text", "fact"}
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
 
 

@@ -19,7 +19,7 @@ from advisor.fuzzy import closest
 from advisor.i18n import Text
 from advisor.kb.paths import knowledge_dir
 from advisor.kb.schema import DERIVED, GIVEN, WHERE, Entry, Record, key, read
-from advisor.yamlio import load_file
+from advisor.yamlio import load_file, load_file_cached
 
 GIB = 2**30
 
@@ -375,11 +375,40 @@ def load(root: Path | None = None) -> Knowledge:
             if name in kb.facts:
                 raise KnowledgeError(f"duplicate fact {name!r}", where=str(path))
             kb.facts[name] = read(FactSpec, raw, f"{path} fact {name}", name=name)
+    _facts_of_fields(kb, root / "fields.yaml")
     for path in _files(root, "settings"):
         data = load_file(path, KnowledgeError)
         if isinstance(data, dict):
             kb.settings.update(data.get("settings") or {})
     return kb
+
+
+# The fact type of each field type of knowledge/fields.yaml (the first where a field admits two).
+FACT_TYPES = {"text": ("text", "enum"), "count": ("integer",), "tokens": ("integer",), "enum": ("enum",),
+              "bool": ("bool",), "share": ("number",), "gbps": ("number",)}
+
+
+def _facts_of_fields(kb: Knowledge, path: Path) -> None:
+    """Input facts declared in their field's row (its `fact:` block: doc, question, settle, unit), so that
+    a new input fact is one row of the field table; a fact may not be declared both there and in facts."""
+    if not path.is_file():
+        return
+    data = load_file_cached(path, KnowledgeError)
+    rows = data.get("fields") if isinstance(data, dict) else None
+    if not isinstance(rows, dict):
+        return  # advisor.inputs.fields reports a malformed table with its own words
+    for name, row in rows.items():
+        if not isinstance(row, dict) or not isinstance(row.get("fact"), dict):
+            continue
+        where = f"{path} field {name}"
+        if name in kb.facts:
+            raise KnowledgeError(f"fact {name!r} is declared in facts and in its field's row; keep one", where=where)
+        if row.get("type") not in FACT_TYPES:
+            raise KnowledgeError(f"type {row.get('type')!r} is not one of {', '.join(FACT_TYPES)}", where=where)
+        raw = {**row["fact"], "kind": "input", "type": FACT_TYPES[row["type"]][0], "scenario": row.get("path")}
+        if row.get("choices"):
+            raw = {**raw, "type": "enum", "choices": row["choices"]}
+        kb.facts[name] = read(FactSpec, raw, where, name=name)
 
 
 RECORDS: tuple[tuple[str, type, str], ...] = (
