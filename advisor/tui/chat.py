@@ -26,7 +26,7 @@ from advisor.tui.advice import AdvicePanel
 from advisor.tui.chatinput import AnswerSuggester, ChatInput
 from advisor.tui.chatlog import ChatLog
 from advisor.tui.drawing import GpuDrawing
-from advisor.tui.facts import FactsTable
+from advisor.tui.fact_panel import FactsTable
 from advisor.tui.sources import SourcesList
 from advisor.chat.strings import t
 

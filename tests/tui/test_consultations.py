@@ -13,7 +13,7 @@ from advisor.core.layouts import Layout
 from advisor.render.common import headline
 from advisor.chat.dialogue import ChatSession, outcome
 from advisor.tui.drawing import draw, placement
-from advisor.tui.facts import FactsTable
+from advisor.tui.fact_panel import FactsTable
 from advisor.chat.replies import choice_text
 from tests.tui.conftest import advisor_said, consult, drive, say
 

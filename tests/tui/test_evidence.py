@@ -7,7 +7,7 @@ from textual import events
 
 from advisor.tui.chatinput import ChatInput
 from advisor.chat.dialogue import nvlink_kind
-from advisor.tui.facts import FactsTable
+from advisor.tui.fact_panel import FactsTable
 from tests.evidence_data import AUDIT_DATA, verbatim
 from tests.tui.conftest import drive, say, settle
 

@@ -16,7 +16,7 @@ from advisor.tui.chatinput import AnswerSuggester, ChatInput
 from advisor.tui.chatlog import ChatLog
 from advisor.tui.commands import AdvisorCommands
 from advisor.tui.edit import EditFactScreen
-from advisor.tui.facts import FactsTable
+from advisor.tui.fact_panel import FactsTable
 from advisor.tui.help import HelpScreen
 from advisor.tui.report import ReportScreen
 from advisor.tui.source import SourceScreen
