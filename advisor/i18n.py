@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.errors import AdvisorError
 
 
-@dataclass(frozen=True)
-class Language:
+class Language(NamedTuple):
     """How one language writes numbers and yes/no."""
 
     code: str
@@ -181,14 +179,13 @@ def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """A text the reader gets in their language: its template in every language and the values it shows.
 
     The engine returns messages; renderers fill them in the language they write (`render(lang)`)."""
 
     template: Text
-    values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Any] = MappingProxyType({})
 
     @classmethod
     def of(cls, template: Text, facts: Mapping[str, Any]) -> Message:

@@ -10,10 +10,9 @@ are derived from this table, so a new input field is one row here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.errors import KnowledgeError
 from advisor.i18n import Text
@@ -31,8 +30,7 @@ KEYS = {"path", "type", "choices", "required", "default", "default_from", "flag"
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One scenario field: where it sits, how it is parsed, its flag, defaults, words and labels."""
 
     fact: str
@@ -71,8 +69,7 @@ class Field:
         return self.flag.lstrip("-").replace("-", "_") if self.flag else None
 
 
-@dataclass(frozen=True)
-class FieldTable:
+class FieldTable(NamedTuple):
     """The rows of the field table, in their order, with look-ups by fact and by path."""
 
     fields: tuple[Field, ...]
