@@ -135,6 +135,8 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
             check_citation(kb, c, f"model {m.id} {key}", report)
         for ck in m.checkpoints:
             check_citation(kb, ck.cite, f"model {m.id} checkpoint {ck.precision}", report)
+            if ck.repo_cite is not None:
+                check_citation(kb, ck.repo_cite, f"model {m.id} checkpoint {ck.precision} repo", report)
             if ck.precision not in kb.precisions:
                 report.add(f"model {m.id}", f"checkpoint precision {ck.precision!r} is unknown")
         for key in ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads"):
@@ -144,6 +146,12 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
             report.add(f"model {m.id}", "config values have no citation")
     for p in kb.precisions.values():
         check_citation(kb, p.cite, f"precision {p.id}", report)
+    for serving in kb.engine_flags.values():
+        check_citation(kb, serving.cite, f"engine {serving.id}", report)
+        for ef in serving.flags:
+            check_citation(kb, ef.cite, f"engine {serving.id} flag {ef.flag}", report)
+            if (ef.value == "choice") != bool(ef.choices):
+                report.add(f"engine {serving.id} flag {ef.flag}", "choices go with value: choice, and only with it")
     for platform in kb.platforms.values():
         if platform.gpu not in kb.gpus:
             report.add(f"platform {platform.id}", f"names unknown GPU {platform.gpu!r}")

@@ -17,7 +17,8 @@ def test_recommend_from_flags_leads_with_the_decision(cli):
     lines = out.splitlines()
     assert lines[2].startswith("Recommendation: TP 2")
     assert "83 conversations" in out and "81.9 ms" in out
-    assert "vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2" in out
+    assert "vllm serve RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic --tensor-parallel-size 2" in out
+    assert "--quantization" not in out  # the published FP8 checkpoint, not online quantization of the BF16 one
     assert "Sources" in out and "seed" not in lines[2]
 
 

@@ -249,7 +249,7 @@ class Engine:
             alternatives=self._alternatives(chosen, cands, env),
             findings=findings,
             unknowns=self._unknowns(undecided),
-            launch=launch_commands(s, chosen.layout, chosen.env) if chosen else {},
+            launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen else {},
             firings=firings,
             trace_builder=traces,
             env=final_env,

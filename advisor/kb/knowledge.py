@@ -122,6 +122,8 @@ class Checkpoint(Record):
     precision: str = key(doc="the precision id of its weights")
     cite: Citation = key(doc="where the size is published")
     repo: str | None = key(default=None, doc="the repository it is published in")
+    repo_cite: Citation | None = key(default=None,
+                                     doc="where the repository is published, when the size's source names none")
     size_bytes: float = key(source=DERIVED, doc="its size in bytes, from exactly one of size_gib or size_gb")
     stated_as: str = key(default="", source=DERIVED, doc="the size as the source states it, e.g. '68 GiB'")
 
@@ -222,6 +224,35 @@ class FormulaSpec(Record):
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
+class EngineFlag(Record):
+    """One documented command-line flag of a serving engine, with the form of its value."""
+
+    flag: str = key(doc="the flag as the engine's documentation spells it, e.g. --tensor-parallel-size")
+    value: str = key(choices=("switch", "count", "positive", "fraction", "choice", "text", "address"),
+                     doc="switch: no value; count: integer >= 0; positive: integer >= 1; fraction: 0 < x <= 1; "
+                         "choice: one of `choices`; text: any word; address: host:port or a shell variable")
+    choices: tuple[str, ...] = key(default=(), doc="the values the engine accepts, for value: choice")
+    cite: Citation = key(doc="where the engine documents the flag")
+
+
+class ServingEngine(Record):
+    """A serving engine's launch command: program, how it takes the model, and its documented flags."""
+
+    id: str = key(doc="the engine id, e.g. vllm")
+    name: str = key(doc="its name")
+    program: tuple[str, ...] = key(doc="the words that start the command, e.g. [vllm, serve]")
+    model_flag: str | None = key(default=None,
+                                 doc="the flag that names the model; none: the model is the first argument")
+    version: str = key(doc="the engine version or commit whose documentation the table follows")
+    flags: tuple[EngineFlag, ...] = key(doc="the flags the advisor may write")
+    cite: Citation = key(doc="where the program and the model argument are documented")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
+
+    def flag(self, name: str) -> EngineFlag | None:
+        """The documented flag called `name`, if the table has it."""
+        return next((f for f in self.flags if f.flag == name), None)
+
+
 # --- reading the files ------------------------------------------------------------------------
 
 
@@ -276,6 +307,7 @@ class Knowledge:
     platforms: dict[str, Platform] = field(default_factory=dict)
     conflicts: dict[str, Conflict] = field(default_factory=dict)
     formulas: dict[str, FormulaSpec] = field(default_factory=dict)
+    engine_flags: dict[str, ServingEngine] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -420,4 +452,5 @@ RECORDS: tuple[tuple[str, type, str], ...] = (
     ("platforms", Platform, "platform"),
     ("conflicts", Conflict, "conflict"),
     ("formulas", FormulaSpec, "formula"),
+    ("engine_flags", ServingEngine, "serving engine"),
 )
