@@ -68,9 +68,16 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         ("n_kv_heads", "num_key_value_heads"), ("head_dim", "head_dim"), ("n_experts", "num_experts"),
         ("experts_per_tok", "num_experts_per_tok"), ("moe_layers", "moe_layers"),
         ("moe_inter", "moe_intermediate_size"), ("kv_lora_rank", "kv_lora_rank"), ("qk_rope_dim", "qk_rope_head_dim"),
-        ("max_context", "max_position_embeddings"),
+        ("max_context", "max_position_embeddings"), ("vocab", "vocab_size"),
     ):
         put(fact, c.get(key), "catalogue", f"{m.name} config.json {key}", model_cite)
+    put("tied_embeddings", 1 if c.get("tie_word_embeddings") else 0, "catalogue",
+        f"{m.name} config.json tie_word_embeddings", model_cite)
+    local_cite = m.cite.get("local_attention", model_cite)
+    pattern = m.local_pattern or "every layer full"
+    put("local_attention", m.local_attention, "catalogue", f"{m.name}: {pattern}", local_cite)
+    put("local_window", m.local_window or 0, "catalogue", f"{m.name} local attention window", local_cite)
+    put("local_layers", m.local_layers, "catalogue", f"{m.name}: {pattern}", local_cite)
 
     if m.params_b is not None:
         put("params", m.params_b * 1e9, "catalogue", m.name, m.cite.get("params_b"))

@@ -2,12 +2,16 @@
 
 The catalogue's `config:` block uses one set of key names; real config.json files name the same
 things differently (num_local_experts, n_routed_experts, experts_per_token, text_config, ...).
+Which layers attend locally (a sliding window or a chunk) is read from the keys transformers reads:
+`layer_types` first, else `attention_chunk_size` with `no_rope_layers` / `no_rope_layer_interval`,
+else `sliding_window` with `sliding_window_pattern` (or the model type's default pattern).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +37,52 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "kv_lora_rank": ("kv_lora_rank",),
     "qk_rope_head_dim": ("qk_rope_head_dim",),
     "sliding_window": ("sliding_window",),
+    "tie_word_embeddings": ("tie_word_embeddings",),
 }
+
+# transformers' default pattern where a config omits it: one full layer every N (configuration_gemma3.py,
+# configuration_gpt_oss.py, configuration_cohere2.py build layer_types with `(i + 1) % N`)
+DEFAULT_SLIDING_PATTERN = {"gemma3": 6, "gemma3_text": 6, "gpt_oss": 2, "cohere2": 4}
+# configuration_llama4.py: "a NoPE layer every `no_rope_layer_interval` layers", default 4
+DEFAULT_NO_ROPE_INTERVAL = 4
+
+
+@dataclass(frozen=True)
+class LocalAttention:
+    """Which layers of a model attend to only part of the context, and how far."""
+
+    kind: str  # none | sliding | chunked
+    window: int | None
+    layers: int
+    pattern: str
+
+
+def local_attention(raw: Mapping[str, Any], layers: int) -> LocalAttention:
+    """The local-attention layers a config.json declares (text_config already merged into `raw`)."""
+    types = raw.get("layer_types")
+    window, chunk = raw.get("sliding_window"), raw.get("attention_chunk_size")
+    if isinstance(types, list) and types:
+        sliding = sum(1 for t in types[:layers] if "sliding" in str(t))
+        chunked = sum(1 for t in types[:layers] if "chunked" in str(t))
+        if chunked and chunk:
+            return LocalAttention("chunked", int(chunk), chunked, "layer_types")
+        if sliding and window:
+            return LocalAttention("sliding", int(window), sliding, "layer_types")
+        return LocalAttention("none", None, 0, "layer_types")
+    if isinstance(chunk, int) and chunk > 0:
+        rope = raw.get("no_rope_layers")
+        if isinstance(rope, list) and rope:
+            return LocalAttention("chunked", chunk, sum(1 for r in rope[:layers] if r), "no_rope_layers")
+        every = int(raw.get("no_rope_layer_interval") or DEFAULT_NO_ROPE_INTERVAL)
+        count = sum(1 for i in range(layers) if (i + 1) % every)
+        return LocalAttention("chunked", chunk, count, f"a NoPE full layer every {every}")
+    if not isinstance(window, int) or window <= 0 or raw.get("use_sliding_window") is False:
+        return LocalAttention("none", None, 0, "")
+    pattern = raw.get("sliding_window_pattern") or DEFAULT_SLIDING_PATTERN.get(str(raw.get("model_type", "")))
+    if isinstance(pattern, int) and pattern > 1:
+        count = sum(1 for i in range(layers) if (i + 1) % pattern)
+        return LocalAttention("sliding", window, count, f"one full layer every {pattern}")
+    return LocalAttention("sliding", window, layers, "every layer")
 
 
 def _pick(raw: Mapping[str, Any], key: str) -> Any:
@@ -73,8 +122,11 @@ def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     return config
 
 
-def estimate_params(config: Mapping[str, Any], tied: bool = False) -> tuple[float, float]:
-    """Total and active parameters of a GQA/MHA transformer from its config (embeddings, attention, FFN)."""
+def estimate_params(config: Mapping[str, Any], tied: bool | None = None) -> tuple[float, float]:
+    """Total and active parameters of a GQA/MHA transformer from its config (embeddings, attention, FFN);
+    the LM head counts once more unless the embeddings are tied (`tied`, else the config's tie_word_embeddings)."""
+    if tied is None:
+        tied = bool(config.get("tie_word_embeddings"))
     h = config["hidden_size"]
     layers = config["num_hidden_layers"]
     heads = config["num_attention_heads"]
@@ -120,7 +172,9 @@ def model_from_config(path: Path) -> Model:
             where=where,
             hint="e.g. --model deepseek-v3",
         )
-    total, active = estimate_params(config, bool(raw.get("tie_word_embeddings")))
+    total, active = estimate_params(config)
+    merged = {**raw, **raw["text_config"]} if isinstance(raw.get("text_config"), Mapping) else raw
+    local = local_attention(merged, config["num_hidden_layers"])
     quant = raw.get("quantization_config") or {}
     method = str(quant.get("quant_method", "")).lower() if isinstance(quant, Mapping) else ""
     native = method if method in ("fp8", "mxfp4") else "bf16"
@@ -133,6 +187,10 @@ def model_from_config(path: Path) -> Model:
         aliases=(),
         kind="moe" if config["num_experts"] else "dense",
         attention="gqa" if config["num_key_value_heads"] < config["num_attention_heads"] else "mha",
+        local_attention=local.kind,
+        local_window=local.window,
+        local_layers=local.layers,
+        local_pattern=local.pattern,
         native_precision=native,
         config=config,
         params_b=total / 1e9,

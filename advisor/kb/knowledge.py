@@ -146,6 +146,11 @@ class Model(Record):
     aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     kind: str = key(choices=("dense", "moe"), doc="dense or mixture-of-experts")
     attention: str = key(doc="mha | gqa | mla: how its KV cache is shaped")
+    local_attention: str = key(default="none", choices=("none", "sliding", "chunked"),
+                               doc="layers that see part of the context: none (all full), sliding window, chunked")
+    local_window: int | None = key(default=None, doc="tokens a local layer attends to: the window or the chunk")
+    local_layers: int = key(default=0, doc="layers with local attention; the others attend to the full context")
+    local_pattern: str = key(default="", doc="which layers are local, as config.json states it (layer_types, ...)")
     native_precision: str = key(default="bf16", doc="the precision its weights are published in")
     config: Mapping[str, Any] = key(doc="the config.json fields the formulas read")
     params_b: float | None = key(default=None, doc="parameters, billions")

@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "0eb3669fa98cedbe"
+SOURCE_HASH = "536983913e0a3476"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -128,6 +128,25 @@ def f_decode_upper_bound(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_mem_bw_gbs * 10 ** 9 * v_tp / v_active_weight_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_embedding_params(env: Mapping[str, Any]) -> Any:
+    v_vocab = env.get("vocab")
+    v_hidden = env.get("hidden")
+    v_tied_embeddings = env.get("tied_embeddings")
+    if v_vocab is None or v_hidden is None or v_tied_embeddings is None:
+        return None
+    try:
+        return v_vocab * v_hidden * (2 - v_tied_embeddings)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -264,6 +283,20 @@ def f_kv_per_conversation(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
+    v_kv_bytes_per_token = env.get("kv_bytes_per_token")
+    v_n_layers = env.get("n_layers")
+    v_local_layers = env.get("local_layers")
+    v_context_tokens = env.get("context_tokens")
+    v_local_window = env.get("local_window")
+    if v_kv_bytes_per_token is None or v_n_layers is None or v_local_layers is None or v_context_tokens is None or v_local_window is None:
+        return None
+    try:
+        return v_kv_bytes_per_token / v_n_layers * ((v_n_layers - v_local_layers) * v_context_tokens + v_local_layers * min(v_context_tokens, v_local_window)) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
     v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
     v_context_tokens = env.get("context_tokens")
@@ -271,6 +304,21 @@ def f_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_kv_bytes_per_token_per_gpu * v_context_tokens / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_kv_per_conversation_per_gpu_local(env: Mapping[str, Any]) -> Any:
+    v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_local_layers = env.get("local_layers")
+    v_context_tokens = env.get("context_tokens")
+    v_local_window = env.get("local_window")
+    if v_kv_bytes_per_token_per_gpu is None or v_n_layers is None or v_pp is None or v_local_layers is None or v_context_tokens is None or v_local_window is None:
+        return None
+    try:
+        return v_kv_bytes_per_token_per_gpu / _ceil(v_n_layers / v_pp) * (_ceil((v_n_layers - v_local_layers) / v_pp) * v_context_tokens + _ceil(v_local_layers / v_pp) * min(v_context_tokens, v_local_window)) / 2 ** 30
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -466,11 +514,12 @@ def f_weights_checkpoint(env: Mapping[str, Any]) -> Any:
 
 def f_weights_estimate(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
+    v_embed_params = env.get("embed_params")
     v_w_bytes = env.get("w_bytes")
-    if v_params is None or v_w_bytes is None:
+    if v_params is None or v_embed_params is None or v_w_bytes is None:
         return None
     try:
-        return v_params * v_w_bytes
+        return (v_params - v_embed_params) * v_w_bytes + v_embed_params * max(v_w_bytes, 2)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -532,6 +581,8 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "conversations-per-replica": f_conversations_per_replica,
     "conversations-total": f_conversations_total,
     "decode-upper-bound": f_decode_upper_bound,
+    "embedding-params": f_embedding_params,
+    "embedding-params-unknown": f_embedding_params_unknown,
     "ep-alltoall": f_ep_alltoall,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
@@ -544,7 +595,9 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "grad-gb": f_grad_gb,
     "independent-copies": f_independent_copies,
     "kv-per-conversation": f_kv_per_conversation,
+    "kv-per-conversation-local": f_kv_per_conversation_local,
     "kv-per-conversation-per-gpu": f_kv_per_conversation_per_gpu,
+    "kv-per-conversation-per-gpu-local": f_kv_per_conversation_per_gpu_local,
     "kv-per-token-gqa": f_kv_per_token_gqa,
     "kv-per-token-mla": f_kv_per_token_mla,
     "kv-per-token-per-gpu-gqa": f_kv_per_token_per_gpu_gqa,
