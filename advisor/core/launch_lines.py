@@ -142,9 +142,11 @@ def _other_precision(s: Scenario, env: Mapping[str, Any], kb: Knowledge, base: s
                else f"the catalogue names no published {prec_name} checkpoint of {base}")
     ask = f"# set {variable} to a {prec_name} checkpoint (a Hugging Face repository or a local folder)"
     native_bytes = kb.precisions[native].weight_bytes if native in kb.precisions else 2.0
-    per_gpu, w_bytes, gpu_gib = env.get("weights_gib_per_gpu"), env.get("w_bytes"), env.get("gpu_mem_gib")
-    if precision == ONLINE_QUANT and native in ("bf16", "fp16") and per_gpu and w_bytes and gpu_gib:
-        native_per_gpu = per_gpu * native_bytes / w_bytes
+    per_gpu, total, params = env.get("weights_gib_per_gpu"), env.get("weights_gib"), env.get("params")
+    gpu_gib = env.get("gpu_mem_gib")
+    if precision == ONLINE_QUANT and native in ("bf16", "fp16") and per_gpu and total and params and gpu_gib:
+        # every weight at the native precision (embeddings included), split as the layout splits the weights
+        native_per_gpu = params * native_bytes / 2**30 * per_gpu / total
         load = (f"the engine loads the {native.upper()} weights at their own precision before quantizing "
                 f"(vLLM's FP8 documentation): {_gib(native_per_gpu)} ({native_per_gpu * 2**30 / 1e9:,.1f} GB) "
                 "per GPU")
