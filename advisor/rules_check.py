@@ -2,24 +2,31 @@
 
 It names every failing id: citations that do not resolve or quote words the source does not
 contain, facts or formulas that are unknown, missing translations, duplicate ids, conflicts that
-point nowhere, catalogue figures without a source, and rules that none of their own cases fire
-(or that fire where a case says they must stay quiet).
+point nowhere, catalogue figures without a source, GPU memory that is neither a quoted driver total
+nor a stated estimate, figures marked exact that rest on an estimate (checked on a small scenario
+for every catalogue GPU), and rules that none of their own cases fire (or that fire where a case
+says they must stay quiet).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.core.engine import Engine
+from advisor.core.records import FigureTrace, Recommendation
 from advisor.errors import AdvisorError
-from advisor.kb.knowledge import Citation, Knowledge
-from advisor.core.records import Recommendation
+from advisor.kb.knowledge import Citation, Gpu, Knowledge
 from advisor.kb.rules import Rule
 
 SOURCE_KINDS = ("seed", "primary", "vendor", "measurement", "config", "derivation")
-GPU_FIGURES = ("memory_gb", "memory_bandwidth_gbs", "pcie_gen", "nvlink_gbs_per_direction")
+GPU_FIGURES = ("memory_gb", "memory_gib_reported", "memory_gib_estimate", "memory_bandwidth_gbs", "pcie_gen",
+               "nvlink_gbs_per_direction")
+# The small scenario each catalogue GPU is evaluated on to walk its figure traces: a model that fits every card.
+EXACTNESS_CASE: dict[str, Any] = {"model": "Llama 3.1 8B", "precision": "bf16", "hardware": {"gpus_per_node": 1},
+                                  "workload": {"concurrent_conversations": 1, "context_tokens": 4096}}
 
 
 @dataclass
@@ -50,6 +57,54 @@ def check_citation(kb: Knowledge, c: Citation, where: str, report: Report) -> No
             report.add(where, f"quote not found in source {c.source!r}: {c.quote[:60]!r}")
     elif c.quote:
         report.add(where, f"quotes {c.quote[:40]!r} but source {c.source!r} records no quotes")
+
+
+def check_gpu_memory(g: Gpu, report: Report) -> None:
+    """A driver total must quote the capture it comes from (its MiB / 1024, or its GiB, match the value);
+    without one, a stated estimate with its basis must stand in its place, never the bare nominal figure."""
+    if g.memory_gib_reported is not None:
+        cite = g.cite.get("memory_gib_reported")
+        quote = cite.quote if cite else None
+        if not quote:
+            report.add(f"gpu {g.id}", "memory_gib_reported does not quote the capture it comes from")
+            return
+        mib = [int(n) for n in re.findall(r"(\d+)\s*MiB", quote)]
+        gib = [float(n) for n in re.findall(r"(\d+(?:\.\d+)?)\s*GiB", quote)]
+        if not ((mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006)
+                or (gib and abs(gib[0] - g.memory_gib_reported) < 0.05)):
+            report.add(f"gpu {g.id}",
+                       f"memory_gib_reported {g.memory_gib_reported:g} is not the total its quote shows: {quote!r}")
+    elif g.memory_gib_estimate is None or not g.memory_estimate_basis:
+        report.add(f"gpu {g.id}",
+                   "no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)")
+
+
+def _rests_on_estimate(t: FigureTrace) -> Iterator[FigureTrace]:
+    for i in t.inputs:
+        if i.kind == "estimate":
+            yield i
+        yield from _rests_on_estimate(i)
+
+
+def check_exact_figures(engine: Engine, report: Report) -> None:
+    """For every catalogue GPU, no figure marked exact may rest on an estimated input (such as a nominal
+    memory figure standing in for the total the driver reports)."""
+    from advisor.inputs.scenario import build
+
+    for g in engine.kb.gpus.values():
+        case = {**EXACTNESS_CASE, "hardware": {**EXACTNESS_CASE["hardware"], "gpu": g.id}}
+        try:
+            rec = engine.evaluate(build(case, engine.kb, where=f"gpu {g.id}"))
+        except AdvisorError as exc:
+            report.add(f"gpu {g.id}", f"the exactness scenario does not evaluate: {exc.one_line()}")
+            continue
+        for name, t in rec.traces.items():
+            if t.kind != "exact" or t.shows_input:  # a unit conversion is shown, and judged, by its input
+                continue
+            for bad in _rests_on_estimate(t):
+                report.add(f"gpu {g.id}", f"figure {name} is marked exact but rests on the estimate {bad.fact} "
+                                          f"({bad.detail or bad.formula_id or 'no detail'})")
+                break
 
 
 def fired_anywhere(rec: Recommendation, rule_id: str) -> bool:
@@ -125,6 +180,7 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
         for key in GPU_FIGURES:
             if getattr(g, key) is not None and key not in g.cite:
                 report.add(f"gpu {g.id}", f"figure {key} has no citation")
+        check_gpu_memory(g, report)
     for link in kb.links.values():
         for key, c in link.cite.items():
             check_citation(kb, c, f"link {link.id} {key}", report)
@@ -166,6 +222,7 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
     for needed in ("throughput", "latency", "capacity", "training"):
         if needed not in base.selection:
             report.add("selection", f"no order named {needed!r}")
+    check_exact_figures(engine, report)
     if run_cases:
         check_rule_cases(engine, base.rules.values(), report)
     report.checked = {

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.rules_check import check
 from advisor.core.engine import Engine
 from advisor.errors import AdvisorError
 from advisor.kb.paths import knowledge_dir, rules_dir
+from advisor.rules_check import check
 
 
 def test_shipped_rule_base_and_knowledge_base_pass(cli):
@@ -95,3 +95,41 @@ def test_cli_rules_check_exits_2_and_lists_problems(rules_copy, monkeypatch, cli
     code, out, err = cli("rules", "check", "--quick")
     assert code == 2
     assert "akamai-docs-nowhere" in err
+
+
+@pytest.fixture()
+def knowledge_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "knowledge"
+    shutil.copytree(knowledge_dir(), target)
+    return target
+
+
+def test_an_exact_usable_memory_resting_on_an_estimated_total_is_named_with_the_gpu(knowledge_copy, monkeypatch, cli):
+    # The failure: "exact: the memory the driver reports" printed for a card without a driver report.
+    _edit(knowledge_copy / "formulas.yaml", "    when: not gpu_mem_reported\n    unit: GiB\n    kind: estimate\n",
+          "    when: not gpu_mem_reported\n    unit: GiB\n    kind: exact\n")
+    monkeypatch.setenv("ADVISOR_KNOWLEDGE_DIR", str(knowledge_copy))
+    code, out, err = cli("rules", "check", "--quick")
+    assert code == 2
+    assert "gpu gb10-dgx-spark: figure usable_gib_per_gpu is marked exact but rests on the estimate gpu_mem_gib" in err
+    assert "gpu b300: figure usable_gib_per_gpu is marked exact" in err
+    assert "gpu h100-pcie:" not in err and "gpu h200-nvl:" not in err
+
+
+def test_a_nominal_memory_figure_without_a_stated_estimate_is_named(knowledge_copy):
+    _edit(knowledge_copy / "gpus.yaml", "    memory_gib_reported: 79.65\n    memory_bandwidth_gbs: 2000\n",
+          "    memory_gib_reported: null\n    memory_bandwidth_gbs: 2000\n")
+    problems = check(Engine.load(knowledge_copy, rules_dir()), run_cases=False).problems
+    assert ("gpu h100-pcie: no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)"
+            in problems)
+
+
+def test_a_driver_total_that_its_quoted_capture_does_not_show_is_named(knowledge_copy):
+    # The H200 NVL block: its nominal 141 GB as GiB (131.3) in place of the 143,771 MiB its capture shows.
+    rest = ("    memory_bandwidth_gbs: 4800\n    memory_type: \"HBM3e\"\n"
+            "    pcie_gen: 5\n    pcie_lanes: 16\n    nvlink: bridge-4")
+    gpus = knowledge_copy / "gpus.yaml"
+    _edit(gpus, "    memory_gib_reported: 140.4\n" + rest, "    memory_gib_reported: 131.3\n" + rest)
+    problems = check(Engine.load(knowledge_copy, rules_dir()), run_cases=False).problems
+    wrong = "gpu h200-nvl: memory_gib_reported 131.3 is not the total its quote shows"
+    assert any(p.startswith(wrong) for p in problems)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.kb.knowledge import Citation, Gpu, Knowledge
 from advisor.inputs.evidence import Evidence
 from advisor.inputs.scenario import Scenario
+from advisor.kb.knowledge import Citation, Gpu, Knowledge
 
 DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
 
@@ -20,7 +20,7 @@ DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
 class Origin:
     """Where a fact's value came from: the user, a default, the catalogue (with its citation), a formula."""
 
-    kind: str  # input | default | catalogue | derived | formula | layout
+    kind: str  # input | default | catalogue | estimate | derived | formula | layout
     detail: str = ""
     cite: Citation | None = None
 
@@ -34,6 +34,20 @@ def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbp
         "nvlink_gbs": g.nvlink_gbs_per_direction if nvlink != "none" else None,
         "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
     }
+
+
+def gpu_memory(g: Gpu) -> tuple[float, Origin]:
+    """The card's memory in GiB and where it comes from: the total nvidia-smi reports in a cited capture
+    (catalogue), else a stated estimate, else the nominal decimal GB as GiB (an estimate too)."""
+    if g.memory_gib_reported is not None:
+        return g.memory_gib_reported, Origin(
+            "catalogue", f"{g.name}: the total nvidia-smi reports", g.cite.get("memory_gib_reported"))
+    none_found = f"{g.name}: no nvidia-smi total found"
+    if g.memory_gib_estimate is not None:
+        return g.memory_gib_estimate, Origin(
+            "estimate", f"{none_found}; {g.memory_estimate_basis}", g.cite.get("memory_gib_estimate"))
+    return g.memory_gib, Origin(
+        "estimate", f"{none_found}; the nominal {g.memory_gb:g} GB as GiB", g.cite.get("memory_gb"))
 
 
 def _unknown(value: Any) -> Any:
@@ -105,7 +119,9 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     for name in ("act_bytes", "grad_bytes", "train_state_bytes"):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
 
-    put("gpu_mem_gib", g.memory_gib, "catalogue", g.name, g.cite.get("memory_gib_reported") or g.cite.get("memory_gb"))
+    mem_gib, mem_origin = gpu_memory(g)
+    put("gpu_mem_gib", mem_gib, mem_origin.kind, mem_origin.detail, mem_origin.cite)
+    put("gpu_mem_reported", g.memory_gib_reported is not None, "catalogue", g.name, g.cite.get("memory_gib_reported"))
     put("mem_bw_gbs", g.memory_bandwidth_gbs, "catalogue", g.name, g.cite.get("memory_bandwidth_gbs"))
     put("gpu_arch", g.architecture, "catalogue", g.name)
     put("gpu_form_factor", g.form_factor, "catalogue", g.name)

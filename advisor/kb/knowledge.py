@@ -83,7 +83,9 @@ class Gpu(Record):
     architecture: str = key(doc="the GPU architecture, e.g. Blackwell")
     form_factor: str = key(doc="PCIe card, SXM module, ...")
     memory_gb: float = key(doc="memory in decimal GB as the vendor states it")
-    memory_gib_reported: float | None = key(default=None, doc="memory in GiB as nvidia-smi reports it")
+    memory_gib_reported: float | None = key(default=None, doc="memory in GiB as nvidia-smi reports it (cited capture)")
+    memory_gib_estimate: float | None = key(default=None, doc="memory in GiB estimated where no driver report exists")
+    memory_estimate_basis: str = key(default="", doc="how the estimate was reached, and why it is not a driver report")
     memory_bandwidth_gbs: float | None = key(default=None, doc="memory bandwidth, GB/s")
     pcie_gen: int | None = key(default=None, doc="PCIe generation of the card's host link")
     nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"), doc="the card's usual NVLink")
@@ -97,9 +99,11 @@ class Gpu(Record):
 
     @property
     def memory_gib(self) -> float:
-        """Memory the driver reports, or the nominal decimal GB converted to GiB where unknown."""
+        """Memory the driver reports; else the stated estimate; else the nominal decimal GB as GiB."""
         if self.memory_gib_reported is not None:
             return self.memory_gib_reported
+        if self.memory_gib_estimate is not None:
+            return self.memory_gib_estimate
         return self.memory_gb * 1e9 / GIB
 
 

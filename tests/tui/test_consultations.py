@@ -85,7 +85,7 @@ def test_consultation_reaches_the_recommendation(build, engine, name):
             text = draw(session.c.rec, "en").plain
             assert "NVLink ⟦0 1 2 3⟧ ⟦4 5 6 7⟧" in text
             assert "copy 1: stage 1 TP[0 1 2 3] → stage 2 TP[4 5 6 7]" in text
-            assert "Memory per GPU (131.3 GiB)" in text and "weights 94.3" in text and "stage 2 · TP 3" in text
+            assert "Memory per GPU (140.4 GiB)" in text and "weights 94.3" in text and "stage 2 · TP 3" in text
         assert_every_question_mattered(engine, session)
 
     drive(app, script)

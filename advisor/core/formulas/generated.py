@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "536983913e0a3476"
+SOURCE_HASH = "e60c8349db1a943d"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -491,6 +491,17 @@ def f_usable_memory(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
+    v_gpu_mem_gib = env.get("gpu_mem_gib")
+    v_memory_utilization = env.get("memory_utilization")
+    if v_gpu_mem_gib is None or v_memory_utilization is None:
+        return None
+    try:
+        return v_gpu_mem_gib * v_memory_utilization
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_users_shortfall(env: Mapping[str, Any]) -> Any:
     v_users = env.get("users")
     v_conversations = env.get("conversations")
@@ -612,6 +623,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "served-tenths": f_served_tenths,
     "train-state": f_train_state,
     "usable-memory": f_usable_memory,
+    "usable-memory-estimated": f_usable_memory_estimated,
     "users-shortfall": f_users_shortfall,
     "weights-checkpoint": f_weights_checkpoint,
     "weights-estimate": f_weights_estimate,
