@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "e60c8349db1a943d"
+SOURCE_HASH = "bd84bff3f0241c56"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -22,13 +22,12 @@ def f_activation_per_token(env: Mapping[str, Any]) -> Any:
 
 def f_active_weights(env: Mapping[str, Any]) -> Any:
     v_weights_bytes = env.get("weights_bytes")
-    v_expert_fraction = env.get("expert_fraction")
     v_active_params = env.get("active_params")
     v_params = env.get("params")
-    if v_weights_bytes is None or v_expert_fraction is None or v_active_params is None or v_params is None:
+    if v_weights_bytes is None or v_active_params is None or v_params is None:
         return None
     try:
-        return v_weights_bytes * (1 - v_expert_fraction + v_expert_fraction * v_active_params / v_params)
+        return v_weights_bytes * v_active_params / v_params
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
