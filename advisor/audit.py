@@ -170,7 +170,7 @@ def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
         gpu = engine.kb.find_gpu(str(hw["gpu"]))
     except AdvisorError:
         return {}
-    nvlink = str(hw.get("nvlink") or gpu.nvlink)
+    nvlink = str(hw.get("nvlink") or gpu.nvlink_fitted)  # a bridge only where topo -m showed one
     return {**link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")), "nvlink": nvlink}
 
 

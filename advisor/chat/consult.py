@@ -2,8 +2,10 @@
 "why?", "how?", "why not X?" and "what if?". The chat app shows this; it decides nothing itself.
 
 Questions are chosen by backward chaining: a fact is asked for only when a rule needs it and its
-value is unknown (the rule is undecided), or when trying its other values shows that the answer
-would change the recommendation. Everything else is assumed, and the assumption is stated.
+value is unknown (the rule is undecided), when it is one of the recommendation's assumptions (an
+unstated value whose alternatives change the answer: advisor.core.assumptions), or when trying its
+other values shows that the answer would change the recommendation. Everything else is assumed, and
+the assumption is stated.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.core.assumptions import answer_key, trials
 from advisor.core.engine import Engine
 from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Recommendation
@@ -47,10 +50,9 @@ class Question:
 
 
 def outcome(rec: Recommendation | None) -> tuple[Any, ...] | None:
-    """What a user would see change: the layout and the warnings and errors."""
-    if rec is None:
-        return None
-    return (rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in ("warning", "error"))))
+    """What a user would see change: the layout, and the findings that advise, warn or refuse (the
+    same test that decides which assumptions a recommendation lists)."""
+    return answer_key(rec)
 
 
 class Consultation:
@@ -154,18 +156,36 @@ class Consultation:
             self.asked = None
             return None
         wanted = {u.fact: u for u in self.rec.unknowns}
+        tried: dict[str, tuple[Any, ...]] | None = None  # the assumptions' trials, read when a fact needs them
         for fact in ASK_ORDER:
             field_path = PATHS.get(fact)
             if field_path is None or field_path in self.fields or fact in self.skipped or fact in REQUIRED:
                 continue
             spec = facts[fact]
-            if fact in wanted or (fact in PROBES and self._matters(field_path, PROBES[fact])):
-                rules = wanted[fact].rules if fact in wanted else ()
-                self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules,
-                                      tuple(spec.choices))
-                return self.asked
+            rules: tuple[str, ...] = ()
+            if fact in wanted and wanted[fact].rules:
+                rules = wanted[fact].rules
+            elif fact in PROBES:  # its probes include the values the assumptions try
+                if not self._matters(field_path, PROBES[fact]):
+                    continue
+            else:  # an unstated value the recommendation lists among its assumptions when another changes it
+                if tried is None:
+                    tried = self._trials()
+                if fact not in tried or not self._matters(field_path, tried[fact]):
+                    continue
+            self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules,
+                                  tuple(spec.choices))
+            return self.asked
         self.asked = None
         return None
+
+    def _trials(self) -> dict[str, tuple[Any, ...]]:
+        """The values the recommendation's assumptions try, by fact (advisor.core.assumptions.trials)."""
+        assert self.rec is not None
+        raw = self.raw()
+        raw.setdefault("hardware", {}).setdefault("gpus_per_node", 1)
+        scenario = build(raw, self.engine.kb, where="chat")
+        return {fact: values for fact, _, values in trials(self.engine.kb, scenario, self.rec.input_states)}
 
     def _matters(self, path: str, values: Iterable[Any]) -> bool:
         assert self.rec is not None

@@ -10,17 +10,26 @@ unknowns with the questions that settle them. Every step leaves a trace.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from advisor.core.facts import Origin, scenario_facts
 from advisor.core.formulas.calc import Calculator
 from advisor.core.layouts import Layout, candidates, link_facts
-from advisor.core.records import NO_TEXT, Alternative, FigureTrace, Finding, Firing, Recommendation, Unknown
-from advisor.i18n import Message, Text
+from advisor.core.records import (
+    NO_TEXT,
+    Alternative,
+    Assumption,
+    FigureTrace,
+    Finding,
+    Firing,
+    Recommendation,
+    Unknown,
+)
+from advisor.i18n import Message, Text, label_text
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import SEVERITIES, Rule, RuleBase
@@ -164,7 +173,30 @@ class Engine:
         chosen = cands[0] if only is not None else self._select(cands, env)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        return self._result(s, env, trace, chosen, cands, origin).in_lang(lang)
+        rec = self._result(s, env, trace, chosen, cands, origin)
+        if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
+            rec.assumption_builder = self._assumption_builder(s, rec, only)
+        return rec.in_lang(lang)
+
+    def _assumption_builder(
+        self, s: Scenario, rec: Recommendation, only: Layout | None
+    ) -> Callable[[], list[Assumption]]:
+        """The assumptions of `rec`, found on first use and kept (every language's copy shares them)."""
+        @cache
+        def build() -> list[Assumption]:
+            from advisor.core.assumptions import find_assumptions
+
+            readers, units = self._readers_and_units
+            return find_assumptions(self.kb, s, rec, lambda other: self.evaluate(other, only=only), readers, units)
+
+        return build
+
+    @cached_property
+    def _readers_and_units(self) -> tuple[dict[str, frozenset[str]], dict[str, str | None]]:
+        """Each formula's inputs by id, and each contract figure's unit."""
+        readers = {fid: f.inputs for fid, f in self.calc.formulas.items()}
+        units = {out: spec.unit for out, name in CONTRACT_FIGURES.items() if (spec := self.kb.facts.get(name))}
+        return readers, units
 
     def _scenario_from_layouts(self, env: dict[str, Any], cands: list[Candidate], origin: dict[str, Origin]) -> None:
         one = next((c for c in cands if c.layout == Layout(env["total_gpus"], 1, 1)), None)
@@ -248,7 +280,7 @@ class Engine:
             figures=figures,
             alternatives=self._alternatives(chosen, cands, env),
             findings=findings,
-            unknowns=self._unknowns(undecided),
+            unknowns=self._assumed_unknowns(env, origin) + self._unknowns(undecided),
             launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen else {},
             firings=firings,
             trace_builder=traces,
@@ -256,6 +288,7 @@ class Engine:
             trace=final_trace,
             rule_base_hash=self.rule_base_hash,
             knowledge_hash=self.knowledge_hash,
+            input_states={n: o.state for n, o in origin.items() if (f := self.kb.facts.get(n)) and f.kind == "input"},
         )
 
     def evaluate_scope(
@@ -387,6 +420,18 @@ class Engine:
         figures = {name: _round(c.env.get(name)) for name in ALTERNATIVE_FIGURES}
         unique = [m for i, m in enumerate(reasons) if m not in reasons[:i]]
         return Alternative(c.layout, figures, tuple(unique), tuple(rule_ids), bool(rejected))
+
+    def _assumed_unknowns(self, env: Mapping[str, Any], origin: Mapping[str, Origin]) -> list[Unknown]:
+        """Inputs not known that the engine still gave a working value (an optional bridge: none), with
+        the question that settles them; what they change is listed among the assumptions."""
+        out = []
+        for name, o in origin.items():
+            spec = self.kb.facts.get(name)
+            if o.state != "unknown" or env.get(name) is None or spec is None or spec.question is None:
+                continue
+            why = Message.of(label_text("unknown_assumed"), {"value": env[name]})
+            out.append(Unknown(name, spec.question, why, (), spec.settle))
+        return out
 
     def _unknowns(self, undecided: list[tuple[Rule, Mapping[str, Any]]]) -> list[Unknown]:
         found: dict[str, Unknown] = {}

@@ -1,7 +1,10 @@
 """Turning a checked scenario and the catalogue into facts: named values, each with its origin.
 
-Unknown inputs (iommu: unknown, no user count) become None, so rules that need them evaluate to
-unknown and the advisor can say which question would settle them.
+Every input fact has a state (Origin.state): given by the user, read from evidence, a default, or
+unknown. Unknown inputs (iommu: unknown, no user count) become None, so rules that need them evaluate
+to unknown and the advisor can say which question would settle them. Optional hardware that was not
+stated (an NVLink bridge) is unknown too, but has a working value: the engine answers as if it were
+absent, and says so (advisor.core.assumptions).
 """
 
 from __future__ import annotations
@@ -14,15 +17,43 @@ from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Citation, Gpu, Knowledge
 
 DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
+# An input fact's state by its origin's kind: given (by the user), evidence (read from a host), a
+# default, or unknown.
+STATES = {"input": "given", "evidence": "evidence", "default": "default", "unknown": "unknown"}
 
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a fact's value came from: the user, a default, the catalogue (with its citation), a formula."""
+    """Where a fact's value came from: the user, evidence, a default, unknown, the catalogue (with its
+    citation), a formula."""
 
-    kind: str  # input | default | catalogue | estimate | derived | formula | layout
+    kind: str  # input | evidence | default | unknown | catalogue | estimate | derived | formula | layout
     detail: str = ""
     cite: Citation | None = None
+
+    @property
+    def state(self) -> str:
+        """An input fact's state: given, evidence, default or unknown (other facts: their kind)."""
+        return STATES.get(self.kind, self.kind)
+
+
+def input_origin(s: Scenario, path: str, value: Any) -> Origin:
+    """The origin of an input fact's value: given by the user, unknown (no value, or optional hardware
+    that was not stated, whose working value is its absence), or a default."""
+    if path in s.given:
+        return Origin("input", "given")
+    if value is None or value == "unknown":
+        return Origin("unknown", "not given")
+    if optional_hardware(s, path):
+        return Origin("unknown", f"optional on the {s.gpu.name} and not stated: {value} assumed")
+    return Origin("default", "not given: the default")
+
+
+def optional_hardware(s: Scenario, path: str) -> bool:
+    """Whether `path` is hardware the card may or may not have and the user did not state: an NVLink
+    bridge (bought and fitted separately) on a node of several cards."""
+    return (path == "hardware.nvlink" and path not in s.given and s.gpu.nvlink != s.gpu.nvlink_fitted
+            and int(s.get("hardware.gpus_per_node") or 1) > 1)
 
 
 def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbps: float | None = None) -> dict[str, Any]:
@@ -72,7 +103,8 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
             continue
         path = spec.scenario
         value = speeds[name] if name in speeds else s.get(path)  # the node link's Gbit/s as GB/s
-        put(name, _unknown(value), "input" if path in s.given else "default")
+        how = input_origin(s, path, value)
+        put(name, _unknown(value), how.kind, how.detail)
 
     model_cite = m.cite.get("config")
     put("model_kind", m.kind, "catalogue", m.name, model_cite)

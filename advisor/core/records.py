@@ -175,6 +175,63 @@ class Unknown:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """The answer under another value of an assumed fact: its layout, the key figure that differs
+    (beside its value under the assumption), and the findings that come or go."""
+
+    value: Any
+    layout: Layout | None
+    figure: str | None = None  # a contract figure's name (Recommendation.figures)
+    figure_value: Any = None
+    assumed_value: Any = None  # the same figure under the assumed value
+    unit: str | None = None
+    gained: tuple[str, ...] = ()
+    lost: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A fact the user did not state whose assumed value changes the answer: why it was assumed, what
+    reads it, and the answer under each other value that changes it."""
+
+    fact: str
+    value: Any
+    state: str  # default | unknown (see advisor.core.facts.Origin.state)
+    reason_text: Message
+    why_text: Message
+    otherwise: tuple[Branch, ...]
+    rules: tuple[str, ...] = ()
+    formulas: tuple[str, ...] = ()
+    question_text: Text | None = None
+    settle_text: Text | None = None
+    lang: str = DEFAULT_LANG
+
+    @property
+    def reason(self) -> str:
+        """Why this value was taken, in the assumption's language."""
+        return self.reason_text.render(self.lang)
+
+    @property
+    def why(self) -> str:
+        """What the fact is and what reads it."""
+        return self.why_text.render(self.lang)
+
+    @property
+    def question(self) -> str | None:
+        """The question that settles the fact."""
+        return self.question_text.get(self.lang) if self.question_text is not None else None
+
+    @property
+    def settle(self) -> str | None:
+        """How to find the value out on the host, where known."""
+        return self.settle_text.get(self.lang) if self.settle_text is not None else None
+
+    def in_lang(self, lang: str) -> Assumption:
+        """The same assumption, read in `lang`."""
+        return replace(self, lang=lang)
+
+
+@dataclass(frozen=True)
 class Machine:
     """The hardware as the engine saw it, and one used GPU's memory in GiB under the chosen layout."""
 
@@ -226,6 +283,21 @@ class Recommendation:
     trace: dict[str, str] = field(default_factory=dict)
     rule_base_hash: str = ""
     knowledge_hash: str = ""
+    input_states: dict[str, str] = field(default_factory=dict)  # input fact: given | evidence | default | unknown
+    assumption_builder: Callable[[], list[Assumption]] | None = field(default=None, repr=False)
+
+    @cached_property
+    def assumptions(self) -> list[Assumption]:
+        """The defaults that change the answer, each with the answer otherwise; evaluated on first use
+        (advisor.core.assumptions), read in the recommendation's language."""
+        return [a.in_lang(self.lang) for a in self.assumption_builder()] if self.assumption_builder else []
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The builders are closures over the engine: a pickled copy (a fleet audit's worker) keeps what
+        # they built so far and drops them.
+        state = dict(self.__dict__)
+        state["trace_builder"] = state["assumption_builder"] = None
+        return state
 
     @cached_property
     def traces(self) -> dict[str, FigureTrace]:

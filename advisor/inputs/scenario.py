@@ -210,8 +210,8 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
             return values[f.path]
         if f.default_from == "model" and model.native_precision in kb.precisions:
             return model.native_precision
-        if f.default_from == "gpu":
-            return gpu.nvlink
+        if f.default_from == "gpu":  # an optional bridge is not assumed: core.facts marks it unknown
+            return gpu.nvlink_fitted
         return defaults.get(f.fact, f.default)
 
     fields_ = table.by_fact()

@@ -88,7 +88,8 @@ class Gpu(Record):
     memory_estimate_basis: str = key(default="", doc="how the estimate was reached, and why it is not a driver report")
     memory_bandwidth_gbs: float | None = key(default=None, doc="memory bandwidth, GB/s")
     pcie_gen: int | None = key(default=None, doc="PCIe generation of the card's host link")
-    nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"), doc="the card's usual NVLink")
+    nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"),
+                      doc="the widest NVLink the card takes; a bridge-N is optional, never assumed")
     nvlink_gbs_per_direction: float | None = key(default=None, doc="NVLink bandwidth per direction, GB/s")
     pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
     fp8: bool = key(default=False, doc="native FP8 support")
@@ -105,6 +106,12 @@ class Gpu(Record):
         if self.memory_gib_estimate is not None:
             return self.memory_gib_estimate
         return self.memory_gb * 1e9 / GIB
+
+    @property
+    def nvlink_fitted(self) -> str:
+        """The NVLink every such card has: its board's NVSwitch; none where the NVLink is a bridge, which is
+        bought and fitted separately and so never assumed."""
+        return "none" if self.nvlink.startswith("bridge-") else self.nvlink
 
 
 class Link(Record):

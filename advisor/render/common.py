@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from advisor.core.records import (
+    Assumption,
+    Branch,
     FigureTrace,
     Finding,
     Firing,
@@ -21,7 +23,7 @@ from advisor.core.records import (
     Sizing,
     Unknown,
 )
-from advisor.i18n import label, number
+from advisor.i18n import format_number, label, number, yes_no
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.kb.rules import SEVERITIES
 
@@ -188,6 +190,60 @@ def finding_dict(f: Finding, audit: bool = False) -> dict[str, Any]:
 def unknown_dict(u: Unknown) -> dict[str, Any]:
     """The contract's unknown: the fact, the question that settles it, why and for which rules."""
     return {"fact": u.fact, "question": u.question, "why": u.why, "rules": list(u.rules), "settle": u.settle}
+
+
+def value_text(value: Any, lang: str) -> str:
+    """An input's value as the reports write it: yes/no, numbers with the language's separators."""
+    return yes_no(value, lang) if isinstance(value, bool) else format_number(value, lang)
+
+
+def figure_label(key: str, lang: str) -> str:
+    """A contract figure's name as the figure table shows it."""
+    return label(key if key != "conversations" else "conversations_figure", lang)
+
+
+def branch_text(b: Branch, lang: str) -> str:
+    """One other answer in a line: the value, its layout, the key figure beside the assumed one, the
+    findings that come and go."""
+    parts = [f"{value_text(b.value, lang)}: {b.layout.label() if b.layout else label('no_layout_short', lang)}"]
+    if b.figure:
+        parts.append(f"{figure_label(b.figure, lang)} {number(b.figure_value, b.unit, lang)} "
+                     f"{label('instead_of', lang)} {number(b.assumed_value, b.unit, lang)}")
+    if b.gained:
+        parts.append(f"{label('adds', lang)} {', '.join(b.gained)}")
+    if b.lost:
+        parts.append(f"{label('drops', lang)} {', '.join(b.lost)}")
+    return "; ".join(parts)
+
+
+def assumption_line(a: Assumption) -> str:
+    """An assumption's head: the fact, the value taken, and why it was taken."""
+    return f"{a.fact} = {value_text(a.value, a.lang)} — {a.reason}"
+
+
+def assumed_note(rec: Recommendation) -> str | None:
+    """One line under the decision naming the unstated values it rests on (None when none changes it)."""
+    if not rec.assumptions:
+        return None
+    values = ", ".join(f"{a.fact} = {value_text(a.value, rec.lang)}" for a in rec.assumptions)
+    return f"{label('assumed_short', rec.lang)}: {values} ({label('see_below', rec.lang)})"
+
+
+def assumption_dict(a: Assumption) -> dict[str, Any]:
+    """The contract's assumption: the fact, the value assumed, why it was assumed and what reads it,
+    the question that settles it, and the answer under each other value that changes it."""
+    return {
+        "fact": a.fact, "value": a.value, "state": a.state, "assumed_because": a.reason, "why": a.why,
+        "rules": list(a.rules), "formulas": list(a.formulas), "question": a.question, "settle": a.settle,
+        "otherwise": [
+            {"value": b.value, "layout": b.layout.as_dict() if b.layout else None,
+             "layout_label": b.layout.label() if b.layout else None,
+             "figure": {"fact": b.figure, "value": b.figure_value, "assumed": b.assumed_value, "unit": b.unit}
+             if b.figure else None,
+             "findings_added": list(b.gained), "findings_removed": list(b.lost), "text": branch_text(b, a.lang)}
+            for b in a.otherwise
+        ],
+    }
 
 
 def trace(firings: Iterable[Firing]) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from advisor.core.records import (
 )
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
-from advisor.render.common import finding_dict, pick, trace, trace_dict, unknown_dict
+from advisor.render.common import assumption_dict, finding_dict, pick, trace, trace_dict, unknown_dict
 
 SCHEMA = "advisor.recommendation/1"
 FLEET_SCHEMA = "advisor.audit-fleet/1"
@@ -49,6 +49,8 @@ def recommendation(rec: Recommendation) -> dict[str, Any]:
         ],
         "findings": [finding_dict(f) for f in rec.findings],
         "unknowns": [unknown_dict(u) for u in rec.unknowns],
+        "input_states": rec.input_states,
+        "assumptions": [assumption_dict(a) for a in rec.assumptions],
         "trace": trace(rec.firings),
     }
 

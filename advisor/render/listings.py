@@ -113,7 +113,7 @@ def list_conflicts(kb: Knowledge, lang: str) -> str:
 
 def list_platforms(kb: Knowledge, lang: str) -> str:
     """The platforms `advisor size` compares."""
-    rows = [[p.id, p.name, p.gpu, str(p.gpus_per_node), str(p.nodes), p.nvlink or kb.gpus[p.gpu].nvlink]
+    rows = [[p.id, p.name, p.gpu, str(p.gpus_per_node), str(p.nodes), p.nvlink or kb.gpus[p.gpu].nvlink_fitted]
             for p in kb.platforms.values() if p.gpu in kb.gpus]
     return _table(rows, ["id", "name", "gpu", "GPUs/node", "nodes", "nvlink"])
 

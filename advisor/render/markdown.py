@@ -14,6 +14,8 @@ from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
     Footnotes,
+    assumed_note,
+    branch_text,
     cell,
     figure_rows,
     fleet_rows,
@@ -25,6 +27,7 @@ from advisor.render.common import (
     size_status,
     smallest_label,
     state,
+    value_text,
 )
 
 
@@ -58,6 +61,9 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     lang = rec.lang
     notes = Footnotes(kb, [])
     out = [f"# {label('recommendation', lang)}: {headline(rec)}", "", f"*{scenario_line(rec)}*", ""]
+    note = assumed_note(rec)
+    if note:
+        out += [note, ""]
     rows = figure_rows(rec, notes)
     if rows:
         out += [f"## {label('figures', lang)}", "", "| | | |", "|---|---:|---|"]
@@ -77,9 +83,16 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
             shown = format_number(conv) if conv is not None else "–"
             out.append(f"| {a.layout.label()} | {shown} | {cell('; '.join(a.why_not))} |")
         out.append("")
+    if rec.assumptions:
+        out += [f"## {label('assumptions_head', lang)}", ""]
+        for assumed in rec.assumptions:
+            out.append(f"- **{assumed.fact}** = {value_text(assumed.value, lang)} — {assumed.reason}. {assumed.why}")
+            out += [f"  - {label('otherwise', lang)}: {branch_text(b, lang)}" for b in assumed.otherwise]
+        out.append("")
     if rec.unknowns:
         out += [f"## {label('unknowns', lang)}", ""]
-        out += [f"- **{u.fact}**: {u.question} — {label('needed_by', lang)}: {u.why} (`{'`, `'.join(u.rules)}`)"
+        out += [f"- **{u.fact}**: {u.question} — "
+                + (f"{label('needed_by', lang)}: {u.why} (`{'`, `'.join(u.rules)}`)" if u.rules else u.why)
                 for u in rec.unknowns]
         out.append("")
     if rec.launch:

@@ -14,6 +14,9 @@ from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
     Footnotes,
+    assumed_note,
+    assumption_line,
+    branch_text,
     figure_rows,
     fleet_rows,
     fleet_totals,
@@ -67,6 +70,9 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     lead = lead_finding(rec)
     if lead is not None:
         out.append(_wrap(lead.explanation, "  "))
+    note = assumed_note(rec)
+    if note:
+        out.append(_wrap(note, "  "))
     rows = figure_rows(rec, notes)
     if rows:
         out += ["", label("figures", lang)]
@@ -91,10 +97,16 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
             out.append(textwrap.fill(
                 f"  {a.layout.label():<{width}}  {conv_text:>18}  — {why}", WIDTH, subsequent_indent=" " * (width + 25)
             ))
+    if rec.assumptions:
+        out += ["", label("assumptions_head", lang)]
+        for assumed in rec.assumptions:
+            out.append(_wrap(assumption_line(assumed), "  "))
+            out.append(_wrap(assumed.why, "      "))
+            out += [_wrap(f"{label('otherwise', lang)}: {branch_text(b, lang)}", "      ") for b in assumed.otherwise]
     if rec.unknowns:
         out += ["", label("unknowns", lang)]
         for u in rec.unknowns:
-            needed = f"{label('needed_by', lang)}: {u.why} ({', '.join(u.rules)})"
+            needed = f"{label('needed_by', lang)}: {u.why} ({', '.join(u.rules)})" if u.rules else u.why
             out.append(_wrap(f"{u.fact}: {u.question} — {needed}", "  "))
     if rec.launch:
         out += ["", label("launch", lang)]

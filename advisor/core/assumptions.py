@@ -1,0 +1,162 @@
+"""Which unstated inputs change the answer: the scenario evaluated again with the other plausible
+values of each input fact the user did not give, and the answer under each.
+
+Guarantees: only input facts whose state is default, or unknown with a working value (optional
+hardware: an NVLink bridge), are tried, in the order of PROBED and with their plausible values; at
+most MAX_EVALUATIONS evaluations per recommendation; a fact is listed only when another value
+changes what the user is told (`answer_key`: the chosen layout, and the findings that advise, warn
+or refuse); each branch names its layout, the first contract figure that differs and the findings
+that come or go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from advisor.core.facts import DOMAIN_SIZES, optional_hardware
+from advisor.core.records import Assumption, Branch, Recommendation
+from advisor.errors import AdvisorError
+from advisor.i18n import LANGS, Message, Text, label, label_text
+from advisor.inputs.fields import field_table
+from advisor.inputs.scenario import Scenario
+from advisor.kb.knowledge import Knowledge
+
+# The facts tried, most telling first. Others are not: a user states them (model, GPU, users), they
+# are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's or
+# the engine's own (precision, memory utilisation).
+PROBED = ("nvlink", "goal", "virtualized", "kv_cache_dtype", "context_tokens")
+# Plausible other values where "every other choice" would waste an evaluation: FP16 caches as much as
+# BF16; a context four times the default stands for "longer conversations".
+PLAUSIBLE: dict[str, tuple[Any, ...]] = {"kv_cache_dtype": ("fp8",), "context_tokens": (32768,)}
+MAX_EVALUATIONS = 6
+TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
+# The figure a branch shows: the first of these that both answers have and that differs.
+KEY_FIGURES = ("conversations", "prefill_allreduce_ms", "decode_tokens_per_s_upper_bound", "bubble_fraction",
+               "weights_gib", "kv_gib_per_conversation", "usable_gib_per_gpu", "allreduce_count_per_token",
+               "allreduce_mib_per_token")
+
+
+def answer_key(rec: Recommendation | None) -> tuple[Any, ...] | None:
+    """What a user would see change: the layout, and the findings that advise, warn or refuse."""
+    if rec is None:
+        return None
+    return (rec.layout, tuple(sorted(f.rule for f in rec.findings if f.severity in TOLD)))
+
+
+def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: str) -> tuple[Any, ...]:
+    """The other values worth trying for an unstated fact: the bridge the card takes (widest that fits
+    the node) for optional hardware; none for a value the catalogue fixes; PLAUSIBLE's; the other
+    yes/no; the other choices of an enum."""
+    spec, field = kb.facts.get(fact), field_table(kb.root).by_fact().get(fact)
+    if spec is None or spec.scenario is None or field is None or value is None:
+        return ()
+    if state == "unknown":
+        if not optional_hardware(s, spec.scenario):
+            return ()
+        per_node, widest = int(s.get("hardware.gpus_per_node") or 1), DOMAIN_SIZES.get(s.gpu.nvlink, 1)
+        fits = [kind for kind, size in DOMAIN_SIZES.items() if 1 < size <= min(widest, per_node)]
+        return (fits[-1],) if fits else ()
+    if field.default_from is not None:  # the catalogue's own: an SXM board's NVSwitch, a model's precision
+        return ()
+    if fact in PLAUSIBLE:
+        return tuple(v for v in PLAUSIBLE[fact] if v != value)
+    if spec.type == "bool":
+        return (not value,)
+    if spec.type == "enum":
+        return tuple(c for c in spec.choices if c != value)
+    return ()
+
+
+def trials(kb: Knowledge, s: Scenario, states: Mapping[str, str]) -> list[tuple[str, str, tuple[Any, ...]]]:
+    """Each unstated fact worth trying, in PROBED's order: (fact, scenario path, the values to try);
+    `states` are the input facts' states (Recommendation.input_states)."""
+    paths = field_table(kb.root).paths()
+    out = []
+    for fact in PROBED:
+        state, path = states.get(fact), paths.get(fact)
+        if state not in ("default", "unknown") or path is None:
+            continue
+        values = plausible_values(kb, s, fact, s.get(path), state)
+        if values:
+            out.append((fact, path, values))
+    return out
+
+
+def with_value(s: Scenario, path: str, value: Any) -> Scenario:
+    """The scenario with one field set, as if the user had stated it."""
+    data = dict(s.data)
+    if "." in path:
+        section, key = path.split(".", 1)
+        data[section] = {**data[section], key: value}
+    else:
+        data[path] = value
+    return replace(s, data=data, given=s.given | {path})
+
+
+def find_assumptions(
+    kb: Knowledge,
+    s: Scenario,
+    rec: Recommendation,
+    evaluate: Callable[[Scenario], Recommendation],
+    readers: Mapping[str, frozenset[str]],
+    units: Mapping[str, str | None],
+) -> list[Assumption]:
+    """The unstated facts whose other values change the answer, each with the answers otherwise.
+    `evaluate` answers a scenario; `readers` are the formulas' inputs by formula id; `units` the
+    contract figures' units."""
+    base = answer_key(rec)
+    budget = MAX_EVALUATIONS
+    found: list[Assumption] = []
+    for fact, path, values in trials(kb, s, rec.input_states):
+        branches: list[Branch] = []
+        for other_value in values:
+            if budget <= 0:
+                break
+            budget -= 1
+            try:
+                other = evaluate(with_value(s, path, other_value))
+            except AdvisorError:
+                continue
+            if answer_key(other) != base:
+                branches.append(_branch(other_value, rec, other, units))
+        if branches:
+            found.append(_assumption(kb, s, fact, s.get(path), rec.input_states[fact], branches, readers))
+    return found
+
+
+def _branch(value: Any, base: Recommendation, other: Recommendation, units: Mapping[str, str | None]) -> Branch:
+    figure = next((k for k in KEY_FIGURES if other.figures.get(k) is not None and base.figures.get(k) is not None
+                   and other.figures.get(k) != base.figures.get(k)), None)
+    mine, theirs = {f.rule for f in base.findings}, {f.rule for f in other.findings}
+    return Branch(
+        value=value, layout=other.layout, figure=figure,
+        figure_value=other.figures.get(figure) if figure else None,
+        assumed_value=base.figures.get(figure) if figure else None,
+        unit=units.get(figure) if figure else None,
+        gained=tuple(sorted(theirs - mine)), lost=tuple(sorted(mine - theirs)),
+    )
+
+
+def _assumption(kb: Knowledge, s: Scenario, fact: str, value: Any, state: str, branches: list[Branch],
+                readers: Mapping[str, frozenset[str]]) -> Assumption:
+    spec = kb.facts[fact]
+    rules = tuple(sorted({r for b in branches for r in (*b.gained, *b.lost)}))
+    formulas = tuple(sorted(fid for fid, names in readers.items() if fact in names))
+    reason = label_text("assumed_optional" if state == "unknown" else "assumed_default")
+    why = Text({lang: _why(spec.doc.get(lang), formulas, rules, lang) for lang in LANGS})
+    return Assumption(
+        fact=fact, value=value, state=state,
+        reason_text=Message.of(reason, {"value": value, "gpu": s.gpu.name}),
+        why_text=Message(why), otherwise=tuple(branches), rules=rules, formulas=formulas,
+        question_text=spec.question, settle_text=spec.settle,
+    )
+
+
+def _why(doc: str, formulas: tuple[str, ...], rules: tuple[str, ...], lang: str) -> str:
+    parts = [f"{label('formulas_word', lang)} {', '.join(formulas)}"] if formulas else []
+    if rules:
+        parts.append(f"{label('rules_word', lang)} {', '.join(rules)}")
+    text = f"{doc} {label('read_by', lang)}: {'; '.join(parts)}." if parts else doc
+    return text.replace("{", "{{").replace("}", "}}")  # a template: its own braces are text
