@@ -110,3 +110,15 @@ def test_every_card_lists_the_setups_its_vendor_allows_with_a_source(engine):
         assert (platform.nvlink or gpu.nvlink) in gpu.nvlink_options, platform.id
         assert "form" in platform.cite, platform.id
         assert (platform.form == "board") == (gpu.form_factor == "sxm"), platform.id
+
+
+def test_a_pasted_topology_with_nvlink_on_a_card_without_it_is_a_note_in_the_chat(engine):
+    session = ChatSession(engine, "en")
+    session.opening()
+    for text in ("two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"):
+        session.respond(text)
+    reply = session.respond(verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"))
+    assert reply.kind == "topo" and "Taken as facts: GPUs per node = **4**" in reply.text
+    assert ("⚠ NVLink = bridge-2: chat: hardware.nvlink: the NVIDIA RTX PRO 6000 Blackwell Workstation Edition has "
+            "no NVLink (choose none)") in reply.text
+    assert session.c.fields["hardware.gpus_per_node"] == 4 and "hardware.nvlink" not in session.c.fields

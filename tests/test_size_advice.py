@@ -72,8 +72,3 @@ def test_a_model_only_an_sxm_gpu_holds_alone_means_a_board(cli):
     assert "8 × HGX B300" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
     assert "boards of 4 or 8 GPUs" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
 
-
-def test_independent_models_from_the_flag_match_the_scenario_file(cli, four_teams):
-    flags = _json(cli, "--model", "mistral small 24b", "--users", "8", "--independent-models", "4")
-    assert flags["smallest"] == _json(cli, four_teams)["smallest"]
-    assert flags["input"]["workload"]["independent_models"] == 4
