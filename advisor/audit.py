@@ -24,7 +24,7 @@ from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
 from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
 from advisor.inputs.evidence.reader import ALL_RANKS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions, parse_files
-from advisor.inputs.scenario import build
+from advisor.inputs.scenario import build, check_nvlink, observed_nvlink
 from advisor.kb.rules import SEVERITIES
 
 
@@ -174,6 +174,27 @@ def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
     return {**link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")), "nvlink": nvlink}
 
 
+def _nvlink_against_catalogue(engine: Engine, parsed: list[Parsed], f: Facts, hw: dict[str, Any]) -> str | None:
+    """A plan's NVLink that its card cannot have is refused (InputError, as in `recommend`); a host's
+    topology that contradicts the catalogue is a note, and the deployment is evaluated with a setup
+    the card can have (a full mesh of four H200 NVL is their 4-card bridge; else the card's usual)."""
+    if not hw.get("nvlink") or not hw.get("gpu"):
+        return None
+    try:
+        gpu = engine.kb.find_gpu(str(hw["gpu"]))
+    except AdvisorError:
+        return None
+    nvlink = str(hw["nvlink"]).strip().lower()
+    seen = f.where.get("nvlink")
+    if seen is None or any(p.kind == "deployment" and p.file == seen.file for p in parsed):
+        check_nvlink(gpu, nvlink, "deployment: hardware.nvlink")
+        return None
+    hw["nvlink"], note = observed_nvlink(gpu, nvlink, int(hw.get("gpus_per_node") or 1))
+    if "nvlink" in f.values:
+        f.values["nvlink"] = hw["nvlink"]
+    return note
+
+
 def _layout(dep: Mapping[str, Any]) -> Layout:
     tp, pp, dp = int(dep.get("tp") or 1), int(dep.get("pp") or 1), int(dep.get("dp") or 1)
     return Layout(dp, tp, pp, int(dep.get("ep") or 1))
@@ -199,6 +220,9 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     unknowns: list[Unknown] = []
     problems = [f"the bundle was collected with {p.data.get('summary')}" for p in _all(parsed, "collect-manifest")
                 if p.data.get("nvidia_gpus") is False]
+    note = _nvlink_against_catalogue(engine, parsed, f, hw)
+    if note:
+        problems.append(note)
     env: dict[str, Any] = dict(f.values)
     origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
     if raw.get("model") and hw.get("gpu"):

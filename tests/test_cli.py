@@ -143,7 +143,8 @@ def test_size_covers_the_catalogue_and_picks_the_smallest_that_serves(cli):
     assert statuses["rtx-pro-6000-ws-x1"] == "no-fit"
     assert statuses["rtx-pro-6000-ws-x4"] == "split"
     assert doc["smallest"] == "rtx-pro-6000-ws-x4"
-    assert {f["rule"] for f in doc["purchase"]} == {"buy-one-card"}  # a B300 holds it alone
+    # a B300 holds it alone, but SXM modules come on boards: no "buy one card" beside a 4-GPU answer
+    assert {f["rule"] for f in doc["purchase"]} == {"buy-board-when-only-sxm-holds-it"}
 
 
 def test_size_purchase_advice_for_a_model_no_card_holds(cli):

@@ -226,6 +226,9 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
     resolved: dict[str, Any] = {f.path: value_of(f) for f in table.fields}
     resolved.update({"model": model.name, "precision": precision.id, "kv_cache_dtype": kv.id, "hardware.gpu": gpu.name})
 
+    if "hardware.nvlink" in values:
+        flag = by_path["hardware.nvlink"].flag if where == "flags" else None
+        check_nvlink(gpu, values["hardware.nvlink"], f"{where}: hardware.nvlink", flag)
     total = resolved["hardware.gpus_per_node"] * resolved["hardware.nodes"]
     limit = int(kb.settings.get("max_total_gpus", 65536))
     if total > limit:
@@ -252,6 +255,61 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
         if f.path in ids:
             node[ids[f.path][0]] = ids[f.path][1]
     return Scenario(data=data, model=model, gpu=gpu, given=given)
+
+
+_SETUP_WORDS = {"none": "no NVLink", "nvswitch": "NVSwitch"}
+
+
+def _setups(options: tuple[str, ...] | list[str]) -> str:
+    """NVLink setups in words: '2- or 4-card NVLink bridges', 'NVSwitch', 'no NVLink'."""
+    widths = [o.split("-")[1] for o in options if o.startswith("bridge-")]
+    words = [f"{'- or '.join(widths)}-card NVLink bridges"] if widths else []
+    words += [_SETUP_WORDS[o] for o in options if o in _SETUP_WORDS and o != "none"]
+    return " or ".join(words) or "no NVLink"
+
+
+def nvlink_refusal(gpu: Gpu, nvlink: str) -> tuple[str, str] | None:
+    """Why `gpu` cannot have the NVLink setup `nvlink` and what it can have, or None where it can (or
+    the catalogue does not say which setups the vendor allows)."""
+    options = gpu.nvlink_options
+    if not options or nvlink in options:
+        return None
+    linked = [o for o in options if o != "none"]
+    if not linked:
+        return f"the {gpu.name} has no NVLink", "none"
+    if nvlink == "none":
+        return f"the {gpu.name} always has NVLink ({_setups(linked)})", _either(options)
+    return f"the {gpu.name} takes {_setups(linked)}, not {_setups([nvlink])}", _either(options)
+
+
+def _either(options: tuple[str, ...]) -> str:
+    return " or ".join(options) if len(options) < 3 else ", ".join(options[:-1]) + " or " + options[-1]
+
+
+def check_nvlink(gpu: Gpu, nvlink: str, where: str, flag: str | None = None) -> None:
+    """InputError when the catalogue says `gpu` cannot have the NVLink setup `nvlink`; the hint names
+    the setups it can have (as the CLI flag where the value came from one)."""
+    refusal = nvlink_refusal(gpu, nvlink)
+    if refusal is not None:
+        message, possible = refusal
+        raise InputError(message, where=where, hint=f"choose {flag + ' ' if flag else ''}{possible}")
+
+
+def observed_nvlink(gpu: Gpu, nvlink: str, gpus_per_node: int) -> tuple[str, str | None]:
+    """The NVLink setup a host's topology shows, read against the catalogue: (the setup to evaluate, a
+    note when the evidence contradicts the catalogue, whose setup is then the card's usual one). A full
+    NVLink mesh of at most N GPUs looks the same on N-card bridges as on NVSwitch, so on a card that
+    takes N-card bridges and no NVSwitch it is the bridges."""
+    refusal = nvlink_refusal(gpu, nvlink)
+    if refusal is None:
+        return nvlink, None
+    bridges = [int(o.split("-")[1]) for o in gpu.nvlink_options if o.startswith("bridge-")]
+    if nvlink == "nvswitch" and any(gpus_per_node <= width for width in bridges):
+        return f"bridge-{min(w for w in bridges if gpus_per_node <= w)}", None
+    message, possible = refusal
+    usual = gpu.nvlink if gpu.nvlink in gpu.nvlink_options else gpu.nvlink_options[0]
+    return usual, (f"the topology shows {nvlink}, but {message} in the catalogue (possible: {possible}); "
+                   f"evaluated as {usual}: check which GPU the host really has (nvidia-smi -q)")
 
 
 def _resolve_model(name: str, kb: Knowledge, base_dir: Path | None) -> Model:

@@ -91,6 +91,8 @@ class Gpu(Record):
     nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"),
                       doc="the widest NVLink the card takes; a bridge-N is optional, never assumed")
     nvlink_gbs_per_direction: float | None = key(default=None, doc="NVLink bandwidth per direction, GB/s")
+    nvlink_options: tuple[str, ...] = key(
+        default=(), doc="the NVLink setups the vendor allows: none, bridge-2, bridge-4, nvswitch (empty: not stated)")
     pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
     fp8: bool = key(default=False, doc="native FP8 support")
     fp4: bool = key(default=False, doc="native FP4 support")
@@ -199,6 +201,9 @@ class Platform(Record):
     nodes: int = key(default=1, doc="number of nodes")
     nvlink: str | None = key(default=None, doc="its NVLink, where it differs from the card's usual")
     node_link_gbps: float | None = key(default=None, doc="network between nodes, Gb/s per direction")
+    form: str = key(choices=("workstation", "pcie-server", "board", "system"),
+                    doc="how it is bought: workstation or PCIe server cards (singly), SXM boards, a system")
+    cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
     notes: str = key(default="", doc="remarks")
 
 

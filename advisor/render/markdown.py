@@ -204,7 +204,9 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     lang = result.lang
     notes = Footnotes(kb, [])
     users = result.input["workload"].get("concurrent_conversations")
+    models = result.facts.get("independent_models") or 1
     out = [f"# {label('size_title', lang)}: {result.input['model']} ({result.input['precision'].upper()})", "",
+           *([f"{models} {label('models_each', lang)}", ""] if models > 1 else []),
            f"| {label('platform', lang)} | {label('status', lang)} | {label('layout', lang)} | "
            f"{label('conversations', lang)} | {label('serves', lang)} |",
            "|---|---|---|---:|---|"]

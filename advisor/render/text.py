@@ -172,7 +172,9 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     users = result.input["workload"].get("concurrent_conversations")
     out = [f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
            f"{format_number(result.input['workload']['context_tokens'])} tokens"
-           + (f" · {users} {label('conversations', lang)}" if users else ""), ""]
+           + (f" · {users} {label('conversations', lang)}" if users else "")
+           + (f" · {models} {label('models_each', lang)}" if (models := result.facts.get("independent_models") or 1) > 1
+              else ""), ""]
     rows = [[r.platform.name, size_status(r, lang), r.rec.layout.label() if r.rec.layout else "–",
              format_number(r.conversations) if r.conversations is not None else "–", serves_word(r, users, lang)]
             for r in result.rows]

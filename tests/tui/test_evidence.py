@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual import events
 
-from advisor.tui.chatinput import ChatInput
 from advisor.chat.dialogue import nvlink_kind
+from advisor.tui.chatinput import ChatInput
 from advisor.tui.fact_panel import FactsTable
 from tests.evidence_data import AUDIT_DATA, verbatim
 from tests.tui.conftest import drive, say, settle
@@ -17,7 +17,8 @@ def test_pasted_topology_becomes_facts(build):
     matrix = verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt").replace("\n", "\r")  # as terminals paste
 
     async def script(pilot):
-        for text in ("two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"):
+        # the cards the matrix comes from: an RTX 3090 takes 2-card bridges (an RTX PRO 6000 would refuse them)
+        for text in ("two RTX 3090", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"):
             await say(pilot, text)
         app.chat.query_one(ChatInput).post_message(events.Paste(matrix))
         await pilot.pause()
