@@ -32,8 +32,9 @@ def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:
     return [p for p in parsed if p.kind == kind]
 
 
-def derive(parsed: list[Parsed], engine: Engine, readers: Sequence[Reader] = READERS
-           ) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
+def derive(
+    parsed: list[Parsed], engine: Engine, readers: Sequence[Reader] = READERS
+) -> tuple[Facts, dict[str, Any], dict[str, Any]]:
     """Audit facts, the scenario mapping they imply, and the deployment (layout, GPU indices, topology).
 
     Every reader's contributions in turn (reader.py): the first to a target wins. A host fact that
@@ -121,14 +122,18 @@ def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[s
         f.put("visible_gpus", len(explicit), None)
     elif per_node and hw.get("nodes"):
         f.put("visible_gpus", per_node * int(hw["nodes"]), None)
-    groups = [visible[i : i + tp] for i in range(0, min(len(visible), layout.gpus), tp) if len(visible[i : i + tp]) == tp]
+    groups = [
+        visible[i : i + tp] for i in range(0, min(len(visible), layout.gpus), tp) if len(visible[i : i + tp]) == tp
+    ]
     paths = topology.get("paths") or {}
     if tp < 2 or not groups or not paths:
         return groups
     worst = topo.worst_path(paths, groups[0])
     if worst:
         rows = topology.get("evidence") or {}
-        where = next((rows.get(f"row:{a}") for a, b in combinations(groups[0], 2) if topo.path(paths, a, b) == worst), None)
+        where = next(
+            (rows.get(f"row:{a}") for a, b in combinations(groups[0], 2) if topo.path(paths, a, b) == worst), None
+        )
         f.put("tp_gpus", ",".join(map(str, groups[0])), where)
         f.put("tp_path_worst", worst, where)
         f.put("tp_path_worst_rank", topo.rank(worst), where)
@@ -171,7 +176,10 @@ def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
     except AdvisorError:
         return {}
     nvlink = str(hw.get("nvlink") or gpu.nvlink_fitted)  # a bridge only where topo -m showed one
-    return {**link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")), "nvlink": nvlink}
+    return {
+        **link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")),
+        "nvlink": nvlink,
+    }
 
 
 def _nvlink_against_catalogue(engine: Engine, parsed: list[Parsed], f: Facts, hw: dict[str, Any]) -> str | None:
@@ -200,8 +208,14 @@ def _layout(dep: Mapping[str, Any]) -> Layout:
     return Layout(dp, tp, pp, int(dep.get("ep") or 1))
 
 
-def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.date | None = None,
-          search: bool = True, readers: Sequence[Reader] = READERS) -> AuditResult:
+def audit(
+    engine: Engine,
+    paths: Iterable[Path],
+    lang: str = "en",
+    today: dt.date | None = None,
+    search: bool = True,
+    readers: Sequence[Reader] = READERS,
+) -> AuditResult:
     """Read the evidence, derive facts, evaluate the deployment with the rules; InputError if nothing is usable.
     `search=False` (fleet audits) skips the alternatives, which a single audit lists; `readers` is the
     registry to read with (READERS unless given)."""
@@ -209,8 +223,10 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     inputs, parsed = parse_files(paths, readers)
     if not parsed:
         raise InputError(
-            "no usable evidence: " + "; ".join(f"{Path(i.path).name}: {', '.join(i.notes) or 'not recognised'}" for i in inputs)
-            if inputs else ("no files in " + ", ".join(str(p) for p in paths) if paths else "no files given")
+            "no usable evidence: "
+            + "; ".join(f"{Path(i.path).name}: {', '.join(i.notes) or 'not recognised'}" for i in inputs)
+            if inputs
+            else ("no files in " + ", ".join(str(p) for p in paths) if paths else "no files given")
         )
     f, raw, dep = derive(parsed, engine, readers)
     hw = raw["hardware"]
@@ -218,8 +234,11 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     groups = _group_facts(f, dep, layout, hw)
     rec: Recommendation | None = None
     unknowns: list[Unknown] = []
-    problems = [f"the bundle was collected with {p.data.get('summary')}" for p in _all(parsed, "collect-manifest")
-                if p.data.get("nvidia_gpus") is False]
+    problems = [
+        f"the bundle was collected with {p.data.get('summary')}"
+        for p in _all(parsed, "collect-manifest")
+        if p.data.get("nvidia_gpus") is False
+    ]
     note = _nvlink_against_catalogue(engine, parsed, f, hw)
     if note:
         problems.append(note)
@@ -236,8 +255,11 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     else:
         missing = "model" if not raw.get("model") else "gpu"
         spec = engine.kb.facts[missing]
-        unknowns.append(Unknown(missing, spec.question or Text.same(missing), Message(label_text("needed_for_audit")),
-                                (), spec.settle))
+        unknowns.append(
+            Unknown(
+                missing, spec.question or Text.same(missing), Message(label_text("needed_for_audit")), (), spec.settle
+            )
+        )
     if rec is None:  # the deployed layout and the GPU's links still decide the audit rules
         deployed = {"tp": layout.tp, "pp": layout.pp, "replicas": layout.replicas, "ep": layout.ep}
         env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
@@ -250,8 +272,9 @@ def audit(engine: Engine, paths: Iterable[Path], lang: str = "en", today: dt.dat
     findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
     findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
     facts = _public_facts(f, raw, dep, groups)
-    result = AuditResult(inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, DEFAULT_LANG, problems,
-                         firings)
+    result = AuditResult(
+        inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, DEFAULT_LANG, problems, firings
+    )
     return result.in_lang(lang)
 
 
@@ -265,7 +288,9 @@ def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:
     return replace(finding, evidence=tuple(seen))
 
 
-def _suppress(findings: list[Finding], engine: Engine, parsed: list[Parsed], today: dt.date, inputs: list[InputFile]) -> list[Finding]:
+def _suppress(
+    findings: list[Finding], engine: Engine, parsed: list[Parsed], today: dt.date, inputs: list[InputFile]
+) -> list[Finding]:
     accepted: dict[str, dict[str, Any]] = {}
     for p in _all(parsed, "deployment"):
         for item in p.data.get("accept") or []:
@@ -335,8 +360,9 @@ def _audit_one(args: tuple[str, str]) -> FleetItem:
         return FleetItem(path, None, exc.one_line())
 
 
-def audit_fleet(engine: Engine, bundles: list[Path], lang: str = "en", jobs: int = 1,
-                progress: Any = None) -> list[FleetItem]:
+def audit_fleet(
+    engine: Engine, bundles: list[Path], lang: str = "en", jobs: int = 1, progress: Any = None
+) -> list[FleetItem]:
     """Audit each bundle folder on its own, in order, with `jobs` worker processes; `progress(done, total)`."""
     global _WORKER_ENGINE
     _WORKER_ENGINE = engine
@@ -357,4 +383,3 @@ def audit_fleet(engine: Engine, bundles: list[Path], lang: str = "en", jobs: int
             if progress:
                 progress(i, len(work))
     return items
-

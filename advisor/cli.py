@@ -84,8 +84,9 @@ def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> No
     """Write a transcript of a one-shot command: the command line as the question, the text report as the answer."""
     from advisor.transcripts import Recorder
 
-    recorder = Recorder.start(kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang,
-                              redact=not args.no_redact)
+    recorder = Recorder.start(
+        kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang, redact=not args.no_redact
+    )
     from advisor.render.text import render
 
     reply = render(result, engine.kb)
@@ -192,7 +193,11 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     if args.action == "list":
         rows = t.listing(folder) if folder.is_dir() else []
         for r in rows:
-            state = "complete" if r["complete"] else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
+            state = (
+                "complete"
+                if r["complete"]
+                else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
+            )
             print(f"{r['id']}  {r['kind']:<9}  {r['started_at']}  {r['turns']} turns  {r['layout'] or ''}  {state}")
         if not rows:
             print(f"no transcripts in {folder}")
@@ -202,7 +207,9 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
         print(f"recovered {len(done)} transcript(s)" + "".join(f"\n  {p}" for p in done))
         return ExitCode.OK
     if not args.id:
-        raise InputError(f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`")
+        raise InputError(
+            f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`"
+        )
     doc = t.document(t.find(folder, args.id))
     if args.action == "export" and args.format == "json":
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
@@ -228,13 +235,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise InputError("not an advisor.transcript/1 file", where=str(path))
     r = replay(Engine.load(), doc, args.lang)
     if r.same:
-        print("no change: today's rules and knowledge give the same answer"
-              + (" (the rule base changed, but not for this scenario)" if r.rule_base_changed else ""))
+        print(
+            "no change: today's rules and knowledge give the same answer"
+            + (" (the rule base changed, but not for this scenario)" if r.rule_base_changed else "")
+        )
         return ExitCode.OK
     print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
-    for label, items in (("rules that now fire", r.fired_added), ("rules that no longer fire", r.fired_removed),
-                         ("rules added to the rule base", r.rules_added), ("rules removed", r.rules_removed),
-                         ("rules changed", r.rules_changed)):
+    for label, items in (
+        ("rules that now fire", r.fired_added),
+        ("rules that no longer fire", r.fired_removed),
+        ("rules added to the rule base", r.rules_added),
+        ("rules removed", r.rules_removed),
+        ("rules changed", r.rules_changed),
+    ):
         if items:
             print(f"  {label}: {', '.join(items)}")
     return ExitCode.FINDINGS
@@ -242,22 +255,27 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.plain:
-        from advisor.core.engine import Engine
         from advisor.chat.plain import run as plain
+        from advisor.core.engine import Engine
 
-        return plain(Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact)
+        return plain(
+            Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact
+        )
     try:
         from advisor.tui.app import run
     except ImportError as exc:
         raise InputError(f"the chat app is not available: {exc}") from None
-    run(lang=getattr(args, "lang", "en"), transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None,
-        redact=not getattr(args, "no_redact", False))
+    run(
+        lang=getattr(args, "lang", "en"),
+        transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None,
+        redact=not getattr(args, "no_redact", False),
+    )
     return ExitCode.OK
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from advisor.render.listings import explain_rule
     from advisor.core.engine import Engine
+    from advisor.render.listings import explain_rule
 
     engine = Engine.load()
     sys.stdout.write(explain_rule(engine.rules, engine.kb, args.rule_id, args.lang))
@@ -287,21 +305,24 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_listing(args: argparse.Namespace) -> int:
-    from advisor.render import listings as catalogue
     from advisor.kb.knowledge import load
+    from advisor.render import listings as catalogue
 
     kb = load()
     render = {
-        "sources": catalogue.list_sources, "gpus": catalogue.list_gpus, "models": catalogue.list_models,
-        "conflicts": catalogue.list_conflicts, "platforms": catalogue.list_platforms,
+        "sources": catalogue.list_sources,
+        "gpus": catalogue.list_gpus,
+        "models": catalogue.list_models,
+        "conflicts": catalogue.list_conflicts,
+        "platforms": catalogue.list_platforms,
     }[args.command]
     sys.stdout.write(render(kb, args.lang))
     return ExitCode.OK
 
 
 def cmd_formulas(args: argparse.Namespace) -> int:
-    from advisor.render.listings import list_formulas
     from advisor.kb.knowledge import load
+    from advisor.render.listings import list_formulas
 
     sys.stdout.write(list_formulas(load(), args.lang, sympy_form=not args.plain))
     return ExitCode.OK
@@ -313,8 +334,12 @@ def cmd_completion(args: argparse.Namespace) -> int:
     from advisor.kb.knowledge import load
 
     kb = load()
-    names = {"gpus": tuple(kb.gpus), "models": tuple(kb.models), "precisions": tuple(kb.precisions),
-             "kv_precisions": tuple(p.id for p in kb.precisions.values() if p.kv_cache)}
+    names = {
+        "gpus": tuple(kb.gpus),
+        "models": tuple(kb.models),
+        "precisions": tuple(kb.precisions),
+        "kv_precisions": tuple(p.id for p in kb.precisions.values() if p.kv_cache),
+    }
     by_dest = {str(f.dest): f for f in field_table().flags()}
     sys.stdout.write(script(args.shell, parser(), by_dest, names))
     return ExitCode.OK
@@ -324,7 +349,8 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(
         prog="advisor",
-        description="One card, replicas, or a split? Recommends how to run one LLM on several GPUs, with the numbers, the reasons and the sources.",
+        description="One card, replicas, or a split? Recommends how to run one LLM on several GPUs, "
+        "with the numbers, the reasons and the sources.",
     )
     p.add_argument("--version", action="version", version=f"advisor {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
@@ -338,8 +364,12 @@ def parser() -> argparse.ArgumentParser:
 
     ch = sub.add_parser("chat", parents=[common], help="the full-screen chat (also: `advisor` without a command)")
     ch.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
-    ch.add_argument("--plain", action="store_true", help="a line-based dialogue on stdin/stdout instead of the full-screen app")
-    ch.add_argument("--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens in the transcript")
+    ch.add_argument(
+        "--plain", action="store_true", help="a line-based dialogue on stdin/stdout instead of the full-screen app"
+    )
+    ch.add_argument(
+        "--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens in the transcript"
+    )
     ch.set_defaults(func=cmd_chat)
 
     r = sub.add_parser("recommend", parents=[common, recording], help="one card, replicas or a split for a scenario")
@@ -349,20 +379,32 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=FORMATS, default="text")
     r.set_defaults(func=cmd_recommend)
 
-    s = sub.add_parser("size", parents=[common], help="for each catalogue platform: fits, split, or not; smallest that serves")
+    s = sub.add_parser(
+        "size", parents=[common], help="for each catalogue platform: fits, split, or not; smallest that serves"
+    )
     s.add_argument("scenario", nargs="?", help="scenario YAML file (model, precision, workload)")
     _scenario_flags(s, sizing=True)
     s.add_argument("--platform", action="append", help="only this platform id (repeatable)")
     s.add_argument("--format", choices=FORMATS, default="text")
     s.set_defaults(func=cmd_size)
 
-    a = sub.add_parser("audit", parents=[common, recording], help="check a deployment against the rules from host evidence")
+    a = sub.add_parser(
+        "audit", parents=[common, recording], help="check a deployment against the rules from host evidence"
+    )
     a.add_argument("paths", nargs="+", help="bundle folders and files, in any order and under any names")
     a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
-    a.add_argument("--fail-on", choices=("error", "warning", "advice", "info", "never"), default="error",
-                   help="exit 1 when an unsuppressed finding is at or above this severity (default: error)")
-    a.add_argument("--fleet", action="store_true",
-                   help="each folder is one host's bundle (automatic when several folders are given); one folder of bundle folders also works")
+    a.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "advice", "info", "never"),
+        default="error",
+        help="exit 1 when an unsuppressed finding is at or above this severity (default: error)",
+    )
+    a.add_argument(
+        "--fleet",
+        action="store_true",
+        help="each folder is one host's bundle (automatic when several folders are given); "
+        "one folder of bundle folders also works",
+    )
     a.add_argument("--jobs", type=int, default=1, help="worker processes for a fleet audit (default 1)")
     a.set_defaults(func=cmd_audit)
 
@@ -373,7 +415,9 @@ def parser() -> argparse.ArgumentParser:
     tr.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
     tr.set_defaults(func=cmd_transcripts)
 
-    rp = sub.add_parser("replay", parents=[common], help="run a recorded transcript through today's rules; show what changed")
+    rp = sub.add_parser(
+        "replay", parents=[common], help="run a recorded transcript through today's rules; show what changed"
+    )
     rp.add_argument("transcript", help="a transcript's JSON file")
     rp.set_defaults(func=cmd_replay)
 
@@ -392,8 +436,10 @@ def parser() -> argparse.ArgumentParser:
     ru.set_defaults(func=cmd_rules)
 
     for name, text in (
-        ("sources", "the sources with their trust notes"), ("gpus", "the GPU catalogue"),
-        ("models", "the model catalogue"), ("conflicts", "where sources disagree, and the resolution"),
+        ("sources", "the sources with their trust notes"),
+        ("gpus", "the GPU catalogue"),
+        ("models", "the model catalogue"),
+        ("conflicts", "where sources disagree, and the resolution"),
         ("platforms", "the platforms `size` compares"),
     ):
         sp = sub.add_parser(name, parents=[common], help=text)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from advisor import __version__
 from advisor.errors import InputError
-
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
+
 TIMEOUT_S = 30
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
 KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z_]+|VLLM_[A-Z_]+)=")
@@ -31,8 +31,14 @@ COMMANDS: tuple[tuple[str, list[str]], ...] = (
     ("nvidia-smi-topo.txt", ["nvidia-smi", "topo", "-m"]),
     ("nvidia-smi-topo-p2p-r.txt", ["nvidia-smi", "topo", "-p2p", "r"]),
     ("nvidia-smi-q.txt", ["nvidia-smi", "-q"]),
-    ("nvidia-smi-query.csv", ["nvidia-smi", "--query-gpu=index,name,memory.total,pci.bus_id,pcie.link.gen.current,pcie.link.width.current",
-                              "--format=csv"]),
+    (
+        "nvidia-smi-query.csv",
+        [
+            "nvidia-smi",
+            "--query-gpu=index,name,memory.total,pci.bus_id,pcie.link.gen.current,pcie.link.width.current",
+            "--format=csv",
+        ],
+    ),
     ("nvidia-smi-nvlink.txt", ["nvidia-smi", "nvlink", "--status"]),
     ("lspci.txt", ["lspci", "-vvv"]),
     ("dmesg.txt", ["dmesg"]),
@@ -123,14 +129,22 @@ def collect(out: Path) -> dict[str, object]:
     except OSError as exc:
         save("cmdline.txt", "", Step("", "cat /proc/cmdline", "failed", str(exc)))
     engines, notes = _engines()
-    save("engine-processes.txt", engines, Step("", "/proc/*/cmdline of vllm or sglang processes",
-                                                 "ok" if engines else "empty", "; ".join(notes) or ("" if engines else "no engine running")))
+    save(
+        "engine-processes.txt",
+        engines,
+        Step(
+            "",
+            "/proc/*/cmdline of vllm or sglang processes",
+            "ok" if engines else "empty",
+            "; ".join(notes) or ("" if engines else "no engine running"),
+        ),
+    )
     smi = next(s for s in steps if s.command.startswith("nvidia-smi topo -m"))
     gpus_found = smi.status == "ok"
     manifest: dict[str, object] = {
         "schema": SCHEMA,
         "advisor_version": __version__,
-        "collected_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "collected_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "nvidia_gpus": gpus_found,
         "summary": "NVIDIA GPUs found" if gpus_found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
         "steps": [asdict(s) for s in steps],

@@ -66,8 +66,11 @@ def describe(parser: argparse.ArgumentParser, by_dest: dict[str, Any], names: di
                 helps = {a.dest: _help(a) for a in action._choices_actions}
                 subs = [command(n, helps.get(n, ""), sp) for n, sp in action.choices.items()]
             elif action.option_strings:
-                options.append(Option(tuple(action.option_strings), action.nargs != 0,
-                                      _values(action, by_dest, names), _help(action)))
+                options.append(
+                    Option(
+                        tuple(action.option_strings), action.nargs != 0, _values(action, by_dest, names), _help(action)
+                    )
+                )
             elif action.choices:
                 words += [str(c) for c in action.choices]
             else:
@@ -201,7 +204,8 @@ def fish(prog: Command) -> str:
 SCRIPTS: dict[str, Callable[[Command], str]] = {"bash": bash, "zsh": zsh, "fish": fish}
 
 
-def script(shell: str, parser: argparse.ArgumentParser, by_dest: dict[str, Any],
-           names: dict[str, tuple[str, ...]]) -> str:
+def script(
+    shell: str, parser: argparse.ArgumentParser, by_dest: dict[str, Any], names: dict[str, tuple[str, ...]]
+) -> str:
     """The completion script for `shell`, from `parser`, the fields by flag name and the knowledge's names."""
     return SCRIPTS[shell](describe(parser, by_dest, names))

@@ -12,14 +12,36 @@ from typing import Any
 
 # (kind, pattern, group holding the value) in the order they are applied; secrets first
 PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("secret", re.compile(r"\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{20,}|gh[ousr]_[A-Za-z0-9]{20,}"
-                          r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"), 1),
-    ("secret", re.compile(r"(?i)\b(?:[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)\s*[=:]\s*[\"']?([^\s\"',;]{6,})"), 1),
+    (
+        "secret",
+        re.compile(
+            r"\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{20,}|gh[ousr]_[A-Za-z0-9]{20,}"
+            r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
+        ),
+        1,
+    ),
+    (
+        "secret",
+        re.compile(
+            r"(?i)\b(?:[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)\s*[=:]\s*[\"']?([^\s\"',;]{6,})"
+        ),
+        1,
+    ),
     ("secret", re.compile(r"(?i)\b(?:--(?:api-key|token|hf-token|password))(?:=|\s+)[\"']?([^\s\"']{6,})"), 1),
     ("secret", re.compile(r"(?i)\bBearer\s+([A-Za-z0-9._~+/=-]{12,})"), 1),
     ("email", re.compile(r"\b([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"), 1),
-    ("gpu-uuid", re.compile(r"\b(GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"), 1),
-    ("uuid", re.compile(r"(?<!GPU-)(?<!MIG-)\b([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"), 1),
+    (
+        "gpu-uuid",
+        re.compile(r"\b(GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"),
+        1,
+    ),
+    (
+        "uuid",
+        re.compile(
+            r"(?<!GPU-)(?<!MIG-)\b([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"
+        ),
+        1,
+    ),
     ("serial", re.compile(r"(?i)(?:Serial Number|Board Part Number|serial)\s*[:=]\s*([A-Za-z0-9-]{6,})"), 1),
     ("mac", re.compile(r"\b((?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2})\b"), 1),
     ("ip", re.compile(r"(?<![\d.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?![\d.])"), 1),
@@ -61,8 +83,11 @@ class Redactor:
 
     @staticmethod
     def _worth(value: str) -> bool:
-        return len(value) >= 3 and value not in KEEP and not re.fullmatch(
-            r"(?:host|ip|mac|user|email|secret|serial|uuid|gpu-uuid)-\d+", value)
+        return (
+            len(value) >= 3
+            and value not in KEEP
+            and not re.fullmatch(r"(?:host|ip|mac|user|email|secret|serial|uuid|gpu-uuid)-\d+", value)
+        )
 
     def value(self, data: Any) -> Any:
         """Redact every string inside a JSON-like value."""

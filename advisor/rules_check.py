@@ -22,11 +22,21 @@ from advisor.kb.knowledge import Citation, Gpu, Knowledge
 from advisor.kb.rules import Rule
 
 SOURCE_KINDS = ("seed", "primary", "vendor", "measurement", "config", "derivation")
-GPU_FIGURES = ("memory_gb", "memory_gib_reported", "memory_gib_estimate", "memory_bandwidth_gbs", "pcie_gen",
-               "nvlink_gbs_per_direction")
+GPU_FIGURES = (
+    "memory_gb",
+    "memory_gib_reported",
+    "memory_gib_estimate",
+    "memory_bandwidth_gbs",
+    "pcie_gen",
+    "nvlink_gbs_per_direction",
+)
 # The small scenario each catalogue GPU is evaluated on to walk its figure traces: a model that fits every card.
-EXACTNESS_CASE: dict[str, Any] = {"model": "Llama 3.1 8B", "precision": "bf16", "hardware": {"gpus_per_node": 1},
-                                  "workload": {"concurrent_conversations": 1, "context_tokens": 4096}}
+EXACTNESS_CASE: dict[str, Any] = {
+    "model": "Llama 3.1 8B",
+    "precision": "bf16",
+    "hardware": {"gpus_per_node": 1},
+    "workload": {"concurrent_conversations": 1, "context_tokens": 4096},
+}
 
 
 @dataclass
@@ -70,13 +80,18 @@ def check_gpu_memory(g: Gpu, report: Report) -> None:
             return
         mib = [int(n) for n in re.findall(r"(\d+)\s*MiB", quote)]
         gib = [float(n) for n in re.findall(r"(\d+(?:\.\d+)?)\s*GiB", quote)]
-        if not ((mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006)
-                or (gib and abs(gib[0] - g.memory_gib_reported) < 0.05)):
-            report.add(f"gpu {g.id}",
-                       f"memory_gib_reported {g.memory_gib_reported:g} is not the total its quote shows: {quote!r}")
+        if not (
+            (mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006)
+            or (gib and abs(gib[0] - g.memory_gib_reported) < 0.05)
+        ):
+            report.add(
+                f"gpu {g.id}",
+                f"memory_gib_reported {g.memory_gib_reported:g} is not the total its quote shows: {quote!r}",
+            )
     elif g.memory_gib_estimate is None or not g.memory_estimate_basis:
-        report.add(f"gpu {g.id}",
-                   "no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)")
+        report.add(
+            f"gpu {g.id}", "no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)"
+        )
 
 
 def _rests_on_estimate(t: FigureTrace) -> Iterator[FigureTrace]:
@@ -102,8 +117,11 @@ def check_exact_figures(engine: Engine, report: Report) -> None:
             if t.kind != "exact" or t.shows_input:  # a unit conversion is shown, and judged, by its input
                 continue
             for bad in _rests_on_estimate(t):
-                report.add(f"gpu {g.id}", f"figure {name} is marked exact but rests on the estimate {bad.fact} "
-                                          f"({bad.detail or bad.formula_id or 'no detail'})")
+                report.add(
+                    f"gpu {g.id}",
+                    f"figure {name} is marked exact but rests on the estimate {bad.fact} "
+                    f"({bad.detail or bad.formula_id or 'no detail'})",
+                )
                 break
 
 
@@ -148,7 +166,9 @@ def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> N
                 if fired != expected:
                     report.add(
                         f"rule {rule.id} {kind}[{i}]",
-                        "the case does not fire the rule" if expected else "the rule fires where the case says it stays quiet",
+                        "the case does not fire the rule"
+                        if expected
+                        else "the rule fires where the case says it stays quiet",
                     )
 
 
@@ -226,8 +246,14 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
     if run_cases:
         check_rule_cases(engine, base.rules.values(), report)
     report.checked = {
-        "rules": len(base.rules), "formulas": len(kb.formulas), "facts": len(kb.facts), "sources": len(kb.sources),
-        "gpus": len(kb.gpus), "models": len(kb.models), "links": len(kb.links), "conflicts": len(kb.conflicts),
+        "rules": len(base.rules),
+        "formulas": len(kb.formulas),
+        "facts": len(kb.facts),
+        "sources": len(kb.sources),
+        "gpus": len(kb.gpus),
+        "models": len(kb.models),
+        "links": len(kb.links),
+        "conflicts": len(kb.conflicts),
         "platforms": len(kb.platforms),
     }
     return report

@@ -45,8 +45,9 @@ def size(
         if unknown:
             from advisor.fuzzy import closest
 
-            raise InputError(f"unknown platform {unknown[0]!r}",
-                             hint=closest(unknown[0], kb.platforms) or "see `advisor platforms`")
+            raise InputError(
+                f"unknown platform {unknown[0]!r}", hint=closest(unknown[0], kb.platforms) or "see `advisor platforms`"
+            )
         chosen = [kb.platforms[p] for p in platforms]
     if only_gpu:
         chosen = [p for p in chosen if p.gpu == only_gpu]
@@ -68,8 +69,9 @@ def size(
         raise InputError("no platform to size")
     users = rows[0].rec.input["workload"].get("concurrent_conversations")
     serving = [r for r in rows if r.serves(users)]
-    smallest = min(serving, key=lambda r: (r.gpus, _warned(r), r.platform.nodes, kb.gpus[r.platform.gpu].memory_gib),
-                   default=None)
+    smallest = min(
+        serving, key=lambda r: (r.gpus, _warned(r), r.platform.nodes, kb.gpus[r.platform.gpu].memory_gib), default=None
+    )
     facts = _sizing_facts(rows, kb, users, smallest)
     purchase = engine.evaluate_scope("sizing", facts)
     result = Sizing(rows[0].rec.input, rows, smallest, purchase.findings, facts, DEFAULT_LANG, purchase.firings)

@@ -37,15 +37,27 @@ def default_folder() -> Path:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 def rule_hashes(engine: Any) -> dict[str, str]:
     """A short hash of each rule's YAML-derived content, to tell later which rules changed."""
     out = {}
     for rid, rule in engine.rules.rules.items():
-        text = json.dumps([rule.when.text, rule.severity, rule.effect, rule.scope, rule.explain.get("en"), rule.explain.get("de"),
-                           rule.title.get("en"), [c.__dict__ for c in rule.cite]], sort_keys=True, default=str)
+        text = json.dumps(
+            [
+                rule.when.text,
+                rule.severity,
+                rule.effect,
+                rule.scope,
+                rule.explain.get("en"),
+                rule.explain.get("de"),
+                rule.title.get("en"),
+                [c.__dict__ for c in rule.cite],
+            ],
+            sort_keys=True,
+            default=str,
+        )
         out[rid] = hashlib.sha256(text.encode()).hexdigest()[:12]
     return out
 
@@ -64,10 +76,15 @@ def summary(rec: Any) -> dict[str, Any] | None:
             "sources": sorted({c.source for f in rec.findings for c in f.sources}),
             "input": rec.input,
         }
-    return {"rules": sorted(f.rule for f in rec.findings),
-            "findings": [{"rule": f.rule, "severity": f.severity, "title": f.title,
-                          "suppressed": bool(f.suppressed)} for f in rec.findings],
-            "summary": rec.summary(), "input": {"files": [i.path for i in rec.inputs]}}
+    return {
+        "rules": sorted(f.rule for f in rec.findings),
+        "findings": [
+            {"rule": f.rule, "severity": f.severity, "title": f.title, "suppressed": bool(f.suppressed)}
+            for f in rec.findings
+        ],
+        "summary": rec.summary(),
+        "input": {"files": [i.path for i in rec.inputs]},
+    }
 
 
 def _fsync_append(path: Path, record: dict[str, Any]) -> None:
@@ -108,16 +125,31 @@ class Recorder:
     on_error: Callable[[str], None] | None = field(default=None, repr=False)
 
     @classmethod
-    def start(cls, kind: str, engine: Any, folder: Path | None = None, lang: str = "en", redact: bool = True,
-              on_error: Callable[[str], None] | None = None) -> Recorder:
+    def start(
+        cls,
+        kind: str,
+        engine: Any,
+        folder: Path | None = None,
+        lang: str = "en",
+        redact: bool = True,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Recorder:
         """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal."""
         folder = folder or default_folder()
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         sid = f"{kind}-{stamp}-{secrets.token_hex(3)}"
         header = {
-            "type": "start", "schema": SCHEMA, "id": sid, "kind": kind, "advisor_version": __version__,
-            "rule_base_hash": engine.rule_base_hash, "knowledge_base_hash": engine.knowledge_hash,
-            "rule_hashes": rule_hashes(engine), "lang": lang, "redacted": redact, "started_at": _now(),
+            "type": "start",
+            "schema": SCHEMA,
+            "id": sid,
+            "kind": kind,
+            "advisor_version": __version__,
+            "rule_base_hash": engine.rule_base_hash,
+            "knowledge_base_hash": engine.knowledge_hash,
+            "rule_hashes": rule_hashes(engine),
+            "lang": lang,
+            "redacted": redact,
+            "started_at": _now(),
         }
         rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error)
         try:
@@ -137,15 +169,24 @@ class Recorder:
     def _clean(self, data: Any) -> Any:
         return self.redactor.value(data) if self.redactor else data
 
-    def turn(self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None,
-             markdown: bool = False) -> None:
+    def turn(
+        self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None, markdown: bool = False
+    ) -> None:
         """Append one answered turn and flush it to disk (before the caller shows the answer); `markdown`
         says the reply is Markdown (the chat's) rather than preformatted text (a report)."""
         if self.failed or self.closed:
             return
         self.turns += 1
-        record = {"type": "turn", "n": self.turns, "at": _now(), "said": said, "understood": understood or {},
-                  "reply": reply, "format": "markdown" if markdown else "text", "result": summary(rec)}
+        record = {
+            "type": "turn",
+            "n": self.turns,
+            "at": _now(),
+            "said": said,
+            "understood": understood or {},
+            "reply": reply,
+            "format": "markdown" if markdown else "text",
+            "result": summary(rec),
+        }
         try:
             _fsync_append(self.path, self._clean(record))
         except OSError as exc:
@@ -210,11 +251,21 @@ def document(path: Path) -> dict[str, Any]:
 
 def markdown(doc: dict[str, Any]) -> str:
     """The transcript as it reads pasted into a ticket."""
-    out = [f"# Advisor transcript {doc['id']}", "",
-           f"- kind: {doc['kind']} · advisor {doc['advisor_version']} · rule base {doc['rule_base_hash']} · knowledge {doc['knowledge_base_hash']}",
-           f"- started {doc['started_at']}" + (f", ended {doc['ended_at']}" if doc["ended_at"] else " (recovered, not closed)"),
-           "- " + ("values such as hosts, addresses, serials and tokens are redacted" if doc["redacted"]
-                   else "**not redacted** (--no-redact)"), ""]
+    out = [
+        f"# Advisor transcript {doc['id']}",
+        "",
+        f"- kind: {doc['kind']} · advisor {doc['advisor_version']} · rule base {doc['rule_base_hash']} · "
+        f"knowledge {doc['knowledge_base_hash']}",
+        f"- started {doc['started_at']}"
+        + (f", ended {doc['ended_at']}" if doc["ended_at"] else " (recovered, not closed)"),
+        "- "
+        + (
+            "values such as hosts, addresses, serials and tokens are redacted"
+            if doc["redacted"]
+            else "**not redacted** (--no-redact)"
+        ),
+        "",
+    ]
     for t in doc["turns"]:
         reply = str(t.get("reply") or "")
         if t.get("format") == "markdown":
@@ -268,9 +319,17 @@ def listing(folder: Path) -> list[dict[str, Any]]:
         except (AdvisorError, OSError, KeyError):
             continue
         result = doc.get("result") or {}
-        rows.append({"id": doc["id"], "kind": doc["kind"], "started_at": doc["started_at"], "turns": len(doc["turns"]),
-                     "complete": doc["complete"], "final_files": journal.with_suffix(".json").exists(),
-                     "layout": result.get("layout_label")})
+        rows.append(
+            {
+                "id": doc["id"],
+                "kind": doc["kind"],
+                "started_at": doc["started_at"],
+                "turns": len(doc["turns"]),
+                "complete": doc["complete"],
+                "final_files": journal.with_suffix(".json").exists(),
+                "layout": result.get("layout_label"),
+            }
+        )
     return rows
 
 
@@ -278,8 +337,11 @@ def find(folder: Path, ident: str) -> Path:
     """The journal of a transcript id (or a unique prefix of it)."""
     matches = [p for p in folder.glob("*.journal") if p.stem == ident or p.stem.startswith(ident)]
     if len(matches) != 1:
-        raise InputError(f"{'no' if not matches else 'more than one'} transcript matches {ident!r}", where=str(folder),
-                         hint="see `advisor transcripts list`")
+        raise InputError(
+            f"{'no' if not matches else 'more than one'} transcript matches {ident!r}",
+            where=str(folder),
+            hint="see `advisor transcripts list`",
+        )
     return matches[0]
 
 

@@ -37,8 +37,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 MARKER = "# ----- verbatim output follows -----"
-README_FIRST = ["recommend", "--model", "llama 3.3 70b", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                "--gpu", "rtx pro 6000", "--gpus", "2", "--users", "60", "--context", "8192"]
+README_FIRST = [
+    "recommend",
+    "--model",
+    "llama 3.3 70b",
+    "--precision",
+    "fp8",
+    "--kv-cache-dtype",
+    "fp8",
+    "--gpu",
+    "rtx pro 6000",
+    "--gpus",
+    "2",
+    "--users",
+    "60",
+    "--context",
+    "8192",
+]
 FACTOR = 1.5  # --check fails when a row's ratio is more than this times its baseline ratio
 # the fresh processes' load cache: written by each row's warm-up run, removed at the end
 CACHE = Path(tempfile.gettempdir()) / f"advisor-bench-cache-{os.getpid()}"
@@ -115,8 +130,9 @@ class Yardstick:
         return per_call
 
 
-def interleaved(fn: Callable[[], object], reference: Callable[[], object], runs: int,
-                window: float = 0.0) -> tuple[list[float], list[float]]:
+def interleaved(
+    fn: Callable[[], object], reference: Callable[[], object], runs: int, window: float = 0.0
+) -> tuple[list[float], list[float]]:
     """Samples of `fn`, each right after a sample of `reference` as long as it (see Yardstick), after
     one warm-up: at least `runs` rounds, and until `fn`'s samples add up to `window` seconds (at most
     1,000 rounds), so that a millisecond operation is not measured inside one burst of other work."""
@@ -134,9 +150,9 @@ def interleaved(fn: Callable[[], object], reference: Callable[[], object], runs:
 def fresh(argv: list[str], runs: int, **env: str) -> tuple[list[float], list[float], int]:
     """Wall seconds of `python -m advisor ARGV` in fresh processes, interleaved with bare interpreter
     starts, and the peak RSS (KiB) seen."""
+
     def run() -> None:
-        subprocess.run([sys.executable, "-m", "advisor", *argv], check=True, stdout=subprocess.DEVNULL,
-                       env=_env(**env))
+        subprocess.run([sys.executable, "-m", "advisor", *argv], check=True, stdout=subprocess.DEVNULL, env=_env(**env))
 
     times, refs = interleaved(run, process_start, runs)
     return times, refs, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -152,11 +168,21 @@ def make_bundles(folder: Path, count: int) -> list[Path]:
     machines = [
         ("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt", "L40S", "Llama 3.3 70B Instruct", "fp8", [0, 2]),
         ("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt", "RTX 3090", "Qwen3-32B", "fp8", [0, 1]),
-        ("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt", "H100 SXM", "Llama 3.1 405B", "fp8", [0, 1, 2, 3, 4, 5, 6, 7]),
+        (
+            "topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt",
+            "H100 SXM",
+            "Llama 3.1 405B",
+            "fp8",
+            [0, 1, 2, 3, 4, 5, 6, 7],
+        ),
         ("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt", "RTX A6000", "Llama 3.3 70B Instruct", "fp8", [0, 4]),
     ]
-    extras = ["cmdline_02_2xMI100_ubuntu_iommu_pt_only.txt", "lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt",
-              "log_03_vllm_watchdog_allreduce_timeout_600s.txt", "dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt"]
+    extras = [
+        "cmdline_02_2xMI100_ubuntu_iommu_pt_only.txt",
+        "lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt",
+        "log_03_vllm_watchdog_allreduce_timeout_600s.txt",
+        "dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt",
+    ]
     cache = {name: text(name) for name in [m[0] for m in machines] + extras}
     out = []
     for i in range(count):
@@ -165,8 +191,10 @@ def make_bundles(folder: Path, count: int) -> list[Path]:
         folder_i.mkdir(parents=True)
         (folder_i / "topo.txt").write_text(cache[topo], encoding="utf-8")
         (folder_i / "extra.txt").write_text(cache[extras[i % len(extras)]], encoding="utf-8")
-        plan = (f"model: {model}\nprecision: {precision}\nhardware: {{gpu: {gpu}}}\n"
-                f"workload: {{concurrent_conversations: {4 + i % 60}}}\ndeployment: {{tp: {len(gpus)}, gpus: {gpus}}}\n")
+        plan = (
+            f"model: {model}\nprecision: {precision}\nhardware: {{gpu: {gpu}}}\n"
+            f"workload: {{concurrent_conversations: {4 + i % 60}}}\ndeployment: {{tp: {len(gpus)}, gpus: {gpus}}}\n"
+        )
         (folder_i / "deployment.yaml").write_text(plan, encoding="utf-8")
         out.append(folder_i)
     return out
@@ -203,25 +231,55 @@ def measure(quick: bool) -> list[Row]:
     try:  # a cache folder under a plain file cannot be made: every run reads the YAML files
         (blocker / "file").write_text("", encoding="utf-8")
         nowhere = str(blocker / "file" / "cache")
-        row("recommend --format json, fresh process, no load cache", "≤ 0.30 s", "s", 0.30,
+        row(
+            "recommend --format json, fresh process, no load cache",
+            "≤ 0.30 s",
+            "s",
+            0.30,
             lambda: fresh([*README_FIRST, "--format", "json"], runs, ADVISOR_CACHE_DIR=nowhere)[:2],
-            reference="process")
+            reference="process",
+        )
     finally:
         shutil.rmtree(blocker, ignore_errors=True)
-    row("advisor --version, fresh process", "≤ 0.10 s", "s", 0.10, lambda: fresh(["--version"], runs)[:2],
-        reference="process")
-    rows.append(Row("peak memory of recommend", "≤ 150 MB", "MB", [peak[0] / 1024] if peak[0] else [], 150,
-                    reference="none"))
+    row(
+        "advisor --version, fresh process",
+        "≤ 0.10 s",
+        "s",
+        0.10,
+        lambda: fresh(["--version"], runs)[:2],
+        reference="process",
+    )
+    rows.append(
+        Row("peak memory of recommend", "≤ 150 MB", "MB", [peak[0] / 1024] if peak[0] else [], 150, reference="none")
+    )
 
     engine = Engine.load()
-    cluster = build({"model": "llama-3.1-405b", "precision": "bf16",
-                     "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 128, "node_link_gbps": 400},
-                     "workload": {"concurrent_conversations": 2000}}, engine.kb)
-    row("layout search, 1,024 GPUs (128 × 8), every layout with figures", "≤ 0.1 s", "s", 0.1,
-        lambda: interleaved(lambda: engine.evaluate(cluster), cpu_work, runs, window=0.3))
-    row("size over the whole catalogue, fresh process", "≤ 0.5 s", "s", 0.5,
-        lambda: fresh(["size", "--model", "llama 3.3 70b", "--precision", "fp8", "--users", "60", "--format", "json"],
-                      runs)[:2], reference="process")
+    cluster = build(
+        {
+            "model": "llama-3.1-405b",
+            "precision": "bf16",
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 128, "node_link_gbps": 400},
+            "workload": {"concurrent_conversations": 2000},
+        },
+        engine.kb,
+    )
+    row(
+        "layout search, 1,024 GPUs (128 × 8), every layout with figures",
+        "≤ 0.1 s",
+        "s",
+        0.1,
+        lambda: interleaved(lambda: engine.evaluate(cluster), cpu_work, runs, window=0.3),
+    )
+    row(
+        "size over the whole catalogue, fresh process",
+        "≤ 0.5 s",
+        "s",
+        0.5,
+        lambda: fresh(
+            ["size", "--model", "llama 3.3 70b", "--precision", "fp8", "--users", "60", "--format", "json"], runs
+        )[:2],
+        reference="process",
+    )
 
     def enter() -> None:
         c.answer("60 users")
@@ -230,11 +288,22 @@ def measure(quick: bool) -> list[Row]:
     c = Consultation(engine)
     c.answer("llama 70b in fp8 with fp8 kv cache")
     c.answer("zwei RTX Pro 6000")
-    row("chat: one consultation step (answer understood, re-evaluated, next question)", "≤ 0.1 s", "s", 0.1,
-        lambda: interleaved(enter, cpu_work, runs, window=0.3))
+    row(
+        "chat: one consultation step (answer understood, re-evaluated, next question)",
+        "≤ 0.1 s",
+        "s",
+        0.1,
+        lambda: interleaved(enter, cpu_work, runs, window=0.3),
+    )
     row("chat app: Enter to answer on the terminal (pty 120 × 40)", "≤ 0.1 s", "s", 0.1, lambda: chat_turns(runs))
-    row("chat app: start to first question, fresh process", "≤ 1.5 s", "s", 1.5, lambda: chat_start(runs),
-        reference="process")
+    row(
+        "chat app: start to first question, fresh process",
+        "≤ 1.5 s",
+        "s",
+        1.5,
+        lambda: chat_start(runs),
+        reference="process",
+    )
 
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
     try:
@@ -261,8 +330,15 @@ def chat_turns(runs: int) -> tuple[list[float], list[float]]:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     folder = tempfile.mkdtemp(prefix="advisor-bench-chat-")
     env = {**_env(), "TERM": "xterm-256color", "ADVISOR_TRANSCRIPTS": folder}
-    proc = subprocess.Popen([sys.executable, "-m", "advisor", "chat"], stdin=slave, stdout=slave, stderr=slave,
-                            env=env, cwd=folder, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", "chat"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=folder,
+        start_new_session=True,
+    )
     os.close(slave)
     screen = Terminal(master)
     try:
@@ -335,15 +411,18 @@ def chat_start(runs: int) -> tuple[list[float], list[float]]:
     for _ in range(runs):
         refs.append(stick.sample(out[-1] if out else 1.0))
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=_env())
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+        )
         assert proc.stdout is not None
         ready = select.select([proc.stdout], [], [], 30)[0]
         line = proc.stdout.readline() if ready else ""
         seen = time.perf_counter() - start
         if not line.startswith("first question"):
             proc.kill()
-            raise RuntimeError(f"the chat app did not show its first question within 30 s: {proc.communicate()[1].strip()[-500:]}")
+            raise RuntimeError(
+                f"the chat app did not show its first question within 30 s: {proc.communicate()[1].strip()[-500:]}"
+            )
         proc.wait(30)
         out.append(seen)
     return out, refs
@@ -353,22 +432,37 @@ def scaling(quick: bool) -> dict[str, list[tuple[int, float]]]:
     """How cost grows with the number of GPUs, of rules, and of bundles (three sizes each)."""
     from advisor.audit import audit_fleet
     from advisor.core.engine import Engine
+    from advisor.inputs.scenario import build
     from advisor.kb.knowledge import load
     from advisor.kb.paths import rules_dir
-    from advisor.inputs.scenario import build
 
     runs = 3 if quick else 5
     engine = Engine.load()
     out: dict[str, list[tuple[int, float]]] = {"gpus": [], "rules": [], "bundles": []}
     for nodes in (1, 16, 128):
-        s = build({"model": "llama-3.1-405b", "precision": "bf16", "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8,
-                   "nodes": nodes, "node_link_gbps": 400}, "workload": {"concurrent_conversations": 2000}}, engine.kb)
+        s = build(
+            {
+                "model": "llama-3.1-405b",
+                "precision": "bf16",
+                "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": nodes, "node_link_gbps": 400},
+                "workload": {"concurrent_conversations": 2000},
+            },
+            engine.kb,
+        )
+
         def search(s: Any = s) -> object:
             return engine.evaluate(s)
 
         out["gpus"].append((8 * nodes, statistics.median(interleaved(search, cpu_work, runs)[0])))
-    scenario = build({"model": "llama 3.3 70b", "precision": "fp8", "hardware": {"gpu": "rtx pro 6000", "gpus_per_node": 8},
-                      "workload": {"concurrent_conversations": 60}}, engine.kb)
+    scenario = build(
+        {
+            "model": "llama 3.3 70b",
+            "precision": "fp8",
+            "hardware": {"gpu": "rtx pro 6000", "gpus_per_node": 8},
+            "workload": {"concurrent_conversations": 60},
+        },
+        engine.kb,
+    )
     kb = load()
     for copies in (1, 2, 4):
         folder = Path(tempfile.mkdtemp(prefix="advisor-rules-"))
@@ -384,6 +478,7 @@ def scaling(quick: bool) -> dict[str, list[tuple[int, float]]]:
             from advisor.kb import rules as rules_mod
 
             e = Engine(kb, rules_mod.load(kb, folder))
+
             def evaluate(e: Any = e) -> object:
                 return e.evaluate(scenario)
 
@@ -394,7 +489,7 @@ def scaling(quick: bool) -> dict[str, list[tuple[int, float]]]:
     folder = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
     try:
         bundles = make_bundles(folder, 1000 if not quick else 100)
-        for count in ((10, 100, 1000) if not quick else (10, 50, 100)):
+        for count in (10, 100, 1000) if not quick else (10, 50, 100):
             start = time.perf_counter()
             audit_fleet(engine, bundles[:count])
             out["bundles"].append((count, time.perf_counter() - start))
@@ -412,7 +507,10 @@ def table(rows: list[Row]) -> str:
             continue
         fmt = (lambda v: f"{v:.3f}") if r.unit == "s" else (lambda v: f"{v:.0f}")
         met = {True: "yes", False: "**no**", None: "–"}[r.ok()]
-        lines.append(f"| {r.name} | {r.target} | {fmt(r.median)} {r.unit} | {fmt(min(r.samples))} | {fmt(max(r.samples))} | {met} |")
+        lines.append(
+            f"| {r.name} | {r.target} | {fmt(r.median)} {r.unit} | {fmt(min(r.samples))} | "
+            f"{fmt(max(r.samples))} | {met} |"
+        )
     return "\n".join(lines)
 
 
@@ -450,8 +548,10 @@ def main() -> int:
     args = p.parse_args()
     try:
         rows = measure(args.quick)
-        print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; rows interleaved with their "
-              "reference (cpu: a fixed pure-Python loop; process: a bare interpreter start)")
+        print(
+            f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; rows interleaved with their "
+            "reference (cpu: a fixed pure-Python loop; process: a bare interpreter start)"
+        )
         print(table(rows))
         if args.scaling:
             grow = scaling(args.quick)

@@ -13,8 +13,19 @@ from advisor.chat.consult import Consultation
 from tests.evidence_data import bundle, verbatim
 from tests.test_schemas import problems
 
-H100_PCIE_70B = ("recommend", "--model", "llama 3.1 70b", "--precision", "fp8", "--gpu", "h100 pcie", "--gpus", "2",
-                 "--users", "20")
+H100_PCIE_70B = (
+    "recommend",
+    "--model",
+    "llama 3.1 70b",
+    "--precision",
+    "fp8",
+    "--gpu",
+    "h100 pcie",
+    "--gpus",
+    "2",
+    "--users",
+    "20",
+)
 
 
 def section(out: str, heading: str) -> str:
@@ -47,8 +58,12 @@ def test_the_json_lists_the_bridge_as_an_assumption_with_the_other_branch(cli):
     assert "tp-over-pcie" in bridge["rules"] and bridge["why"]
     other = bridge["otherwise"][0]
     assert other["value"] == "bridge-2" and other["layout_label"] == "TP 2"
-    assert other["figure"] == {"fact": "prefill_allreduce_ms", "value": pytest.approx(17.476, abs=0.01),
-                               "assumed": pytest.approx(81.92, abs=0.01), "unit": "ms"}
+    assert other["figure"] == {
+        "fact": "prefill_allreduce_ms",
+        "value": pytest.approx(17.476, abs=0.01),
+        "assumed": pytest.approx(81.92, abs=0.01),
+        "unit": "ms",
+    }
     assert "tp-over-nvlink" in other["findings_added"] and "tp-over-pcie" in other["findings_removed"]
     assert any(u["fact"] == "nvlink" for u in doc["unknowns"])
     assert not problems(doc)  # the published schema describes the assumptions
@@ -67,10 +82,14 @@ def test_a_stated_bridge_is_no_assumption(cli):
 
 def test_an_audit_without_topology_takes_no_bridge_and_warns_of_acs_on_the_pcie_path(engine, tmp_path):
     # two H100 PCIe serving TP 2; lspci shows ACS source validation on; no topo -m in the bundle
-    plan = ("model: Llama 3.1 70B\nprecision: fp8\nhardware: {gpu: H100 PCIe, gpus_per_node: 2}\n"
-            "workload: {concurrent_conversations: 20}\ndeployment: {tp: 2}\n")
-    folder = bundle(tmp_path / "b", {"acs.txt": verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"),
-                                     "deployment.yaml": plan})
+    plan = (
+        "model: Llama 3.1 70B\nprecision: fp8\nhardware: {gpu: H100 PCIe, gpus_per_node: 2}\n"
+        "workload: {concurrent_conversations: 20}\ndeployment: {tp: 2}\n"
+    )
+    folder = bundle(
+        tmp_path / "b",
+        {"acs.txt": verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"), "deployment.yaml": plan},
+    )
     result = audit(engine, [folder])
     found = {f.rule: f for f in result.findings}
     assert "acs-redirects-p2p" in found and "tp-over-pcie" in found and "tp-over-nvlink" not in found
@@ -93,8 +112,14 @@ def test_the_chat_asks_for_the_bridge_when_it_changes_the_answer(engine):
 
 
 def test_eight_h200_nvl_without_stated_bridges_show_the_four_card_domains_as_the_other_branch(advise):
-    rec = advise({"model": "Llama 3.1 405B", "precision": "bf16", "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8},
-                  "workload": {"concurrent_conversations": 16}})
+    rec = advise(
+        {
+            "model": "Llama 3.1 405B",
+            "precision": "bf16",
+            "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8},
+            "workload": {"concurrent_conversations": 16},
+        }
+    )
     assert rec.finding("nvlink-domains-in-node") is None  # "this node holds 2 NVLink domains" is not known
     bridge = next(a for a in rec.assumptions if a.fact == "nvlink")
     assert bridge.value == "none" and bridge.state == "unknown"
@@ -123,10 +148,14 @@ def test_one_card_or_an_nvswitch_board_assume_nothing_about_nvlink(cli):
 
 
 def test_a_bridge_seen_in_topo_is_evidence_not_an_assumption(engine, tmp_path):
-    plan = ("model: Qwen3-32B\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 8}\n"
-            "deployment: {tp: 2, gpus: [0, 2]}\n")
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": plan})
+    plan = (
+        "model: Qwen3-32B\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 8}\n"
+        "deployment: {tp: 2, gpus: [0, 2]}\n"
+    )
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": plan},
+    )
     result = audit(engine, [folder])
     assert result.recommendation.input_states["nvlink"] == "evidence"
     assert result.recommendation.input["hardware"]["nvlink"] == "bridge-2"
@@ -137,8 +166,9 @@ def test_the_search_for_assumptions_is_capped(engine, monkeypatch):
     from advisor.core.assumptions import MAX_EVALUATIONS
     from advisor.inputs.scenario import build
 
-    rec = engine.evaluate(build({"model": "Llama 3.1 405B", "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8}},
-                                engine.kb))
+    rec = engine.evaluate(
+        build({"model": "Llama 3.1 405B", "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8}}, engine.kb)
+    )
     calls = []
     original = type(engine).evaluate
     monkeypatch.setattr(type(engine), "evaluate", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))

@@ -19,9 +19,13 @@ GiB = 2**30
 
 
 def gemma(gpu: str, gpus: int, users: int, precision: str = "bf16") -> dict:
-    return {"model": "Gemma 3 27B", "precision": precision, "kv_cache_dtype": "bf16",
-            "hardware": {"gpu": gpu, "gpus_per_node": gpus},
-            "workload": {"concurrent_conversations": users, "context_tokens": 32768}}
+    return {
+        "model": "Gemma 3 27B",
+        "precision": precision,
+        "kv_cache_dtype": "bf16",
+        "hardware": {"gpu": gpu, "gpus_per_node": gpus},
+        "workload": {"concurrent_conversations": users, "context_tokens": 32768},
+    }
 
 
 GEMMA_KV_32K = 2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1024) / GiB
@@ -84,8 +88,10 @@ def test_gemma_3_27b_parameters_count_the_tied_embedding_about_27_0b(engine):
     assert round(total / 1e9, 1) == 27.0
 
 
-@pytest.mark.parametrize(("model", "billions"), [("llama-3.1-8b", 8.03), ("llama-3.1-70b", 70.55),
-                                                 ("qwen2.5-72b", 72.7), ("gemma-3-27b-it", 27.0)])
+@pytest.mark.parametrize(
+    ("model", "billions"),
+    [("llama-3.1-8b", 8.03), ("llama-3.1-70b", 70.55), ("qwen2.5-72b", 72.7), ("gemma-3-27b-it", 27.0)],
+)
 def test_models_without_a_published_count_match_their_config_derived_count(engine, model, billions):
     """The catalogue notes state the config-derived count of every model whose params_b is null."""
     from advisor.inputs.modelconfig import estimate_params
@@ -100,9 +106,15 @@ def test_gpt_oss_120b_on_one_h100_at_128k_halves_the_cache(advise):
     """gpt-oss-120b: 36 layers alternate banded (128-token window) and full attention. Per layer and token:
     2 × 8 KV heads × 64 × 2 B = 2,048 B. At 131,072 tokens: 2,048 × (18 × 131,072 + 18 × 128) B = 4.50 GiB,
     about half the 9.0 GiB of charging all 36 layers the full context."""
-    rec = advise({"model": "gpt-oss-120b", "precision": "mxfp4", "kv_cache_dtype": "bf16",
-                  "hardware": {"gpu": "H100 SXM", "gpus_per_node": 1},
-                  "workload": {"concurrent_conversations": 2, "context_tokens": 131072}})
+    rec = advise(
+        {
+            "model": "gpt-oss-120b",
+            "precision": "mxfp4",
+            "kv_cache_dtype": "bf16",
+            "hardware": {"gpu": "H100 SXM", "gpus_per_node": 1},
+            "workload": {"concurrent_conversations": 2, "context_tokens": 131072},
+        }
+    )
     assert rec.env["local_layers"] == 18 and rec.env["local_window"] == 128
     assert rec.env["kv_gib_per_conversation"] == pytest.approx(2048 * (18 * 131072 + 18 * 128) / GiB)
     assert rec.layout == Layout(1, 1, 1)
@@ -114,9 +126,15 @@ def test_llama_4_scout_on_two_h200_charges_chunked_layers_one_chunk(advise):
     8,192-token chunks. Per layer and token 2 × 8 × 128 × 2 B = 4,096 B. At 32,768 tokens:
     4,096 × (12 × 32,768 + 36 × 8,192) B = 2.625 GiB per conversation (6.0 GiB with every layer full).
     On TP 2 each GPU holds half the KV heads: 1.3125 GiB."""
-    rec = advise({"model": "llama 4 scout", "precision": "bf16", "kv_cache_dtype": "bf16",
-                  "hardware": {"gpu": "H200 SXM", "gpus_per_node": 2},
-                  "workload": {"concurrent_conversations": 16, "context_tokens": 32768}})
+    rec = advise(
+        {
+            "model": "llama 4 scout",
+            "precision": "bf16",
+            "kv_cache_dtype": "bf16",
+            "hardware": {"gpu": "H200 SXM", "gpus_per_node": 2},
+            "workload": {"concurrent_conversations": 16, "context_tokens": 32768},
+        }
+    )
     assert rec.env["kv_gib_per_conversation"] == pytest.approx(4096 * (12 * 32768 + 36 * 8192) / GiB)
     assert rec.layout == Layout(1, 2, 1, 2) or rec.layout.gpus_per_replica == 2
     assert rec.env["kv_gib_per_conversation_per_gpu"] == pytest.approx(2.625 / 2)
@@ -152,8 +170,21 @@ def test_a_qwen_config_with_use_sliding_window_false_has_full_attention(tmp_path
 
 def test_cli_reads_the_sliding_window_config_and_runs_one_copy_per_card(cli):
     """8 users at 32k on two RTX PRO 6000: 12 conversations per card, so two copies, not TP 2."""
-    code, out, err = cli("recommend", "--model", str(DATA / "gemma-3-27b-it-config.json"), "--gpu", "RTX PRO 6000",
-                         "--gpus", "2", "--users", "8", "--context", "32768", "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        str(DATA / "gemma-3-27b-it-config.json"),
+        "--gpu",
+        "RTX PRO 6000",
+        "--gpus",
+        "2",
+        "--users",
+        "8",
+        "--context",
+        "32768",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert doc["layout"]["replicas"] == 2 and doc["layout"]["tp"] == 1

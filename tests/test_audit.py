@@ -30,8 +30,10 @@ def findings(result):
 
 
 def test_tp_group_across_sockets_names_the_better_grouping(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
-                                     "deployment.yaml": L40S_PLAN})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"), "deployment.yaml": L40S_PLAN},
+    )
     result = audit(engine, [folder])
     found = findings(result)
     slow = found["audit-tp-group-on-slow-path"]
@@ -44,12 +46,15 @@ def test_tp_group_across_sockets_names_the_better_grouping(engine, tmp_path):
 
 def test_gpu_without_p2p_and_no_nccl_workaround(engine, tmp_path):
     launch = "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-model-len 8192\n"
-    folder = bundle(tmp_path / "b", {
-        "topo.txt": verbatim("topo_06_2xRTX5090_threadripper_phb_tabs.txt"),
-        "p2p.txt": verbatim("p2p_01_2xRTX5090_threadripper_GNS.txt"),
-        "start.sh": launch,
-        "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 4}\n",
-    })
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_06_2xRTX5090_threadripper_phb_tabs.txt"),
+            "p2p.txt": verbatim("p2p_01_2xRTX5090_threadripper_GNS.txt"),
+            "start.sh": launch,
+            "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 4}\n",
+        },
+    )
     result = audit(engine, [folder])
     found = findings(result)
     assert result.facts["model"] == "Qwen/Qwen3-32B"
@@ -58,11 +63,14 @@ def test_gpu_without_p2p_and_no_nccl_workaround(engine, tmp_path):
 
 
 def test_host_settings_downgraded_link_acs_off_iommu_off(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {
-        "cmdline": verbatim("cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt"),
-        "lspci-gpu.txt": verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"),
-        "lspci-acs.txt": verbatim("lspci_02_esc8000a_grep_acsctl_all_disabled.txt"),
-    })
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "cmdline": verbatim("cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt"),
+            "lspci-gpu.txt": verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"),
+            "lspci-acs.txt": verbatim("lspci_02_esc8000a_grep_acsctl_all_disabled.txt"),
+        },
+    )
     result = audit(engine, [folder])
     assert result.facts["iommu"] == "off" and result.facts["acs"] == "disabled"
     assert "audit-pcie-link-downgraded" in findings(result)
@@ -70,30 +78,44 @@ def test_host_settings_downgraded_link_acs_off_iommu_off(engine, tmp_path):
 
 
 def test_inactive_nvlinks(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {"nvlink.txt": verbatim("smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt")})
+    folder = bundle(
+        tmp_path / "b", {"nvlink.txt": verbatim("smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt")}
+    )
     result = audit(engine, [folder])
     assert findings(result)["audit-nvlink-inactive"].evidence[0].text.endswith("<inactive>")
 
 
 def test_acs_enabled_on_the_path_of_a_tp_deployment(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {
-        "topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
-        "acs.txt": verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"),
-        "deployment.yaml": "model: Qwen3-32B\nhardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\ndeployment: {tp: 2, gpus: [3, 4]}\n",
-    })
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
+            "acs.txt": verbatim("lspci_03_amd_switch_grep_acsctl_srcvalid_plus_nccl_hang.txt"),
+            "deployment.yaml": "model: Qwen3-32B\nhardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\n"
+            "deployment: {tp: 2, gpus: [3, 4]}\n",
+        },
+    )
     found = findings(audit(engine, [folder]))
     assert "acs-redirects-p2p" in found
     assert any(e.file.endswith("acs.txt") and "SrcValid+" in e.text for e in found["acs-redirects-p2p"].evidence)
 
 
 def test_accepted_findings_stay_visible_and_expired_ones_return(engine, tmp_path):
-    plan = L40S_PLAN + "accept:\n  - {rule: audit-tp-group-on-slow-path, reason: \"rack wiring fixed next quarter\", expires: 2099-01-01}\n" \
-                       "  - {rule: tp-over-pcie, reason: old, expires: 2020-01-01}\n  - {rule: audit-nccl-timeout, reason: ignore}\n"
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
-                                     "deployment.yaml": plan})
+    plan = (
+        L40S_PLAN + "accept:\n"
+        '  - {rule: audit-tp-group-on-slow-path, reason: "rack wiring fixed next quarter", expires: 2099-01-01}\n'
+        "  - {rule: tp-over-pcie, reason: old, expires: 2020-01-01}\n  - {rule: audit-nccl-timeout, reason: ignore}\n"
+    )
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"), "deployment.yaml": plan},
+    )
     result = audit(engine, [folder])
     found = findings(result)
-    assert found["audit-tp-group-on-slow-path"].suppressed == {"reason": "rack wiring fixed next quarter", "expires": "2099-01-01"}
+    assert found["audit-tp-group-on-slow-path"].suppressed == {
+        "reason": "rack wiring fixed next quarter",
+        "expires": "2099-01-01",
+    }
     assert found["tp-over-pcie"].suppressed is None
     notes = [n for i in result.inputs for n in i.notes]
     assert any("tp-over-pcie expired on 2020-01-01" in n for n in notes)
@@ -102,9 +124,15 @@ def test_accepted_findings_stay_visible_and_expired_ones_return(engine, tmp_path
 
 
 def test_bad_files_get_a_note_each_and_the_rest_is_still_audited(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
-                                     "empty.txt": "", "notes.md": "meeting notes, nothing to see\n",
-                                     "truncated-topo.txt": "        GPU0    GPU1    GPU2\nGPU0     X      NO"})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+            "empty.txt": "",
+            "notes.md": "meeting notes, nothing to see\n",
+            "truncated-topo.txt": "        GPU0    GPU1    GPU2\nGPU0     X      NO",
+        },
+    )
     (folder / "core.bin").write_bytes(bytes(range(256)) * 64)
     (folder / "latin1.txt").write_bytes("GPU-Übersicht \xe4\xf6".encode("latin-1") * 2000)
     result = audit(engine, [folder])
@@ -123,17 +151,24 @@ def test_nothing_usable_exits_2_with_one_line(cli, tmp_path):
 
 
 def test_exit_codes_follow_fail_on(cli, tmp_path):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
-                                     "deployment.yaml": L40S_PLAN})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"), "deployment.yaml": L40S_PLAN},
+    )
     assert cli("audit", str(folder))[0] == 0  # worst is a warning; default --fail-on error
     assert cli("audit", str(folder), "--fail-on", "warning")[0] == 1
     assert cli("audit", str(folder), "--fail-on", "never")[0] == 0
 
 
 def test_json_sarif_and_markdown_reports(cli, tmp_path):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\n"
-                                                        "workload: {concurrent_conversations: 4}\ndeployment: {tp: 2, gpus: [0, 1]}\n"})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+            "deployment.yaml": "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\n"
+            "workload: {concurrent_conversations: 4}\ndeployment: {tp: 2, gpus: [0, 1]}\n",
+        },
+    )
     code, out, _ = cli("audit", str(folder), "--format", "json")
     doc = json.loads(out)
     assert doc["schema"] == "advisor.audit/1"
@@ -207,20 +242,35 @@ def test_collect_refuses_a_non_empty_folder(cli, tmp_path):
 
 def test_bus_bandwidth_far_below_the_link(engine, tmp_path):
     plan = "hardware: {gpu: RTX 4090, gpus_per_node: 4}\n"
-    slow = bundle(tmp_path / "slow", {"allreduce.txt": verbatim("nccl_08_4090_p2p_patch_allreduce_12.7GBs_rows_excerpt.txt"),
-                                      "deployment.yaml": plan})
+    slow = bundle(
+        tmp_path / "slow",
+        {
+            "allreduce.txt": verbatim("nccl_08_4090_p2p_patch_allreduce_12.7GBs_rows_excerpt.txt"),
+            "deployment.yaml": plan,
+        },
+    )
     found = findings(audit(engine, [slow]))["audit-busbw-below-link"]
     assert "12.7 GB/s" in found.title and "32 GB/s" in found.title and "pcie" in found.title
     assert found.evidence[0].file.endswith("allreduce.txt") and "12.69" in found.evidence[0].text
-    healthy = bundle(tmp_path / "ok", {"allreduce.txt": verbatim("nccl_07_4xRTX4090_pcie_allreduce_25.9GBs_indented_truncated.txt"),
-                                       "deployment.yaml": plan})
+    healthy = bundle(
+        tmp_path / "ok",
+        {
+            "allreduce.txt": verbatim("nccl_07_4xRTX4090_pcie_allreduce_25.9GBs_indented_truncated.txt"),
+            "deployment.yaml": plan,
+        },
+    )
     assert "audit-busbw-below-link" not in findings(audit(engine, [healthy]))
 
 
 def test_logs_show_a_hang_and_refused_peer_access(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {"vllm.log": verbatim("log_03_vllm_watchdog_allreduce_timeout_600s.txt"),
-                                     "sglang.log": verbatim("log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"),
-                                     "deployment.yaml": "accept:\n  - {rule: audit-nccl-timeout, reason: known}\n"})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "vllm.log": verbatim("log_03_vllm_watchdog_allreduce_timeout_600s.txt"),
+            "sglang.log": verbatim("log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"),
+            "deployment.yaml": "accept:\n  - {rule: audit-nccl-timeout, reason: known}\n",
+        },
+    )
     result = audit(engine, [folder])
     found = findings(result)
     assert found["audit-nccl-timeout"].severity == "error" and found["audit-nccl-timeout"].suppressed is None
@@ -230,19 +280,28 @@ def test_logs_show_a_hang_and_refused_peer_access(engine, tmp_path):
 
 
 def test_nccl_p2p_disabled_although_p2p_works(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {
-        "p2p.txt": verbatim("p2p_02_5xRTX50_patched_driver_all_OK.txt"),
-        "compose-env.txt": "NCCL_P2P_DISABLE=1 CUDA_VISIBLE_DEVICES=3,4 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n",
-        "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\n",
-    })
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "p2p.txt": verbatim("p2p_02_5xRTX50_patched_driver_all_OK.txt"),
+            "compose-env.txt": "NCCL_P2P_DISABLE=1 CUDA_VISIBLE_DEVICES=3,4 vllm serve Qwen/Qwen3-32B "
+            "--tensor-parallel-size 2\n",
+            "deployment.yaml": "hardware: {gpu: RTX 5090}\nworkload: {concurrent_conversations: 8}\n",
+        },
+    )
     found = findings(audit(engine, [folder]))
     assert "audit-nccl-p2p-disabled-where-p2p-works" in found
     assert any("NCCL_P2P_DISABLE=1" in e.text for e in found["audit-nccl-p2p-disabled-where-p2p-works"].evidence)
 
 
 def test_ep_size_that_is_not_tp_times_dp(engine, tmp_path):
-    launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 2 --ep-size 4 --enable-dp-attention\n"
-    folder = bundle(tmp_path / "b", {"start.sh": launch, "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8}\n"})
+    launch = (
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B "
+        "--tp 4 --dp 2 --ep-size 4 --enable-dp-attention\n"
+    )
+    folder = bundle(
+        tmp_path / "b", {"start.sh": launch, "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8}\n"}
+    )
     found = findings(audit(engine, [folder]))
     assert "audit-ep-size-not-tp-times-dp" in found
 
@@ -250,13 +309,22 @@ def test_ep_size_that_is_not_tp_times_dp(engine, tmp_path):
 def test_fleet_audit_of_many_bundles_with_workers(cli, tmp_path):
     for i in range(6):
         gpus = "0, 2" if i % 2 else "0, 1"
-        bundle(tmp_path / f"host-{i}", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
-                                        "deployment.yaml": L40S_PLAN.replace("[0, 2]", f"[{gpus}]")})
+        bundle(
+            tmp_path / f"host-{i}",
+            {
+                "topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"),
+                "deployment.yaml": L40S_PLAN.replace("[0, 2]", f"[{gpus}]"),
+            },
+        )
     bundle(tmp_path / "host-empty", {"empty.txt": ""})
     code, out, err = cli("audit", "--fleet", str(tmp_path), "--jobs", "2", "--format", "json")
     doc = json.loads(out)
     assert doc["schema"] == "advisor.audit-fleet/1" and len(doc["bundles"]) == 7
-    slow = [b for b in doc["bundles"] if b["audit"] and any(f["rule"] == "audit-tp-group-on-slow-path" for f in b["audit"]["findings"])]
+    slow = [
+        b
+        for b in doc["bundles"]
+        if b["audit"] and any(f["rule"] == "audit-tp-group-on-slow-path" for f in b["audit"]["findings"])
+    ]
     assert len(slow) == 3
     assert next(b for b in doc["bundles"] if b["path"].endswith("host-empty"))["error"].startswith("no usable evidence")
     assert err == ""  # no progress bar when stderr is not a terminal
@@ -266,8 +334,10 @@ def test_fleet_audit_of_many_bundles_with_workers(cli, tmp_path):
 
 def _plan(model: str, gpu: str, users: int, tp: int = 1, pp: int = 1, gpus: str = "", extra: str = "") -> str:
     deployment = f"{{tp: {tp}, pp: {pp}" + (f", gpus: [{gpus}]" if gpus else "") + "}"
-    return (f"model: {model}\nhardware: {{gpu: {gpu}{extra}}}\nworkload: {{concurrent_conversations: {users}}}\n"
-            f"deployment: {deployment}\n")
+    return (
+        f"model: {model}\nhardware: {{gpu: {gpu}{extra}}}\nworkload: {{concurrent_conversations: {users}}}\n"
+        f"deployment: {deployment}\n"
+    )
 
 
 def _nv12_pair(text: str) -> str:
@@ -282,25 +352,46 @@ def _nv12_pair(text: str) -> str:
 
 
 AUDIT_CASES = {
-    "audit-nvswitch-pair-fewer-links": {"topo.txt": _nv12_pair(verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt"))},
-    "audit-oom-at-startup": {"vllm.log": verbatim("log_08_vllm_rtx3090_cuda_oom_at_load.txt"),
-                             "deployment.yaml": _plan("Llama 3.1 8B", "RTX 3090", 4)},
-    "audit-custom-allreduce-disabled": {"sglang.log": verbatim("log_02_sglang_8xRTXPRO6000_custom_allreduce_disabled_pcie_only.txt")},
-    "audit-more-gpus-than-visible": {"run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n",
-                                     "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 4}\n"},
-    "tp-for-model-that-fits-one-card": {"topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
-                                        "deployment.yaml": _plan("Llama 3.1 8B", "RTX 5090", 8, tp=4, gpus="0, 1, 2, 3")},
-    "iommu-translated-blocks-p2p": {"dmesg.txt": verbatim("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt"),
-                                    "deployment.yaml": "precision: int4\n" + _plan("Qwen3-32B", "RTX 3090", 4, tp=2,
-                                                                                      extra=", gpus_per_node: 2, nvlink: none")},
-    "vm-keeps-acs-on": {"deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX PRO 6000 Server", 8, tp=2,
-                                                 extra=", gpus_per_node: 2, virtualized: true")},
-    "tp-must-divide-heads": {"topo.txt": verbatim("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt"),
-                             "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX 3090", 4, tp=3, gpus="1, 2, 3")},
-    "pipeline-needs-requests-in-flight": {"topo.txt": verbatim("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt"),
-                                          "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX A6000", 2, pp=4, gpus="0, 1, 2, 3")},
-    "tp-within-nvlink-domain": {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 8, tp=4, gpus="0, 1, 2, 3")},
+    "audit-nvswitch-pair-fewer-links": {
+        "topo.txt": _nv12_pair(verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt"))
+    },
+    "audit-oom-at-startup": {
+        "vllm.log": verbatim("log_08_vllm_rtx3090_cuda_oom_at_load.txt"),
+        "deployment.yaml": _plan("Llama 3.1 8B", "RTX 3090", 4),
+    },
+    "audit-custom-allreduce-disabled": {
+        "sglang.log": verbatim("log_02_sglang_8xRTXPRO6000_custom_allreduce_disabled_pcie_only.txt")
+    },
+    "audit-more-gpus-than-visible": {
+        "run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n",
+        "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 4}\n",
+    },
+    "tp-for-model-that-fits-one-card": {
+        "topo.txt": verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt"),
+        "deployment.yaml": _plan("Llama 3.1 8B", "RTX 5090", 8, tp=4, gpus="0, 1, 2, 3"),
+    },
+    "iommu-translated-blocks-p2p": {
+        "dmesg.txt": verbatim("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt"),
+        "deployment.yaml": "precision: int4\n"
+        + _plan("Qwen3-32B", "RTX 3090", 4, tp=2, extra=", gpus_per_node: 2, nvlink: none"),
+    },
+    "vm-keeps-acs-on": {
+        "deployment.yaml": _plan(
+            "Llama 3.3 70B Instruct", "RTX PRO 6000 Server", 8, tp=2, extra=", gpus_per_node: 2, virtualized: true"
+        )
+    },
+    "tp-must-divide-heads": {
+        "topo.txt": verbatim("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt"),
+        "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX 3090", 4, tp=3, gpus="1, 2, 3"),
+    },
+    "pipeline-needs-requests-in-flight": {
+        "topo.txt": verbatim("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt"),
+        "deployment.yaml": _plan("Llama 3.3 70B Instruct", "RTX A6000", 2, pp=4, gpus="0, 1, 2, 3"),
+    },
+    "tp-within-nvlink-domain": {
+        "topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+        "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 8, tp=4, gpus="0, 1, 2, 3"),
+    },
 }
 
 
@@ -312,22 +403,50 @@ def test_each_rule_the_audit_can_fire_on_a_realistic_bundle(engine, tmp_path, ru
 
 def test_a_launch_is_not_said_to_lack_gpus_that_one_host_cannot_count(engine, tmp_path):
     # launch only: nothing says how many GPUs the engine sees
-    alone = audit(engine, [bundle(tmp_path / "a", {"run.sh": verbatim("launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt")})])
+    alone = audit(
+        engine,
+        [bundle(tmp_path / "a", {"run.sh": verbatim("launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt")})],
+    )
     assert "audit-more-gpus-than-visible" not in findings(alone)
     # TP 8 x PP 2 over two 8-GPU nodes, with one node's topology: the launch spans nodes, as its thread says
-    spanning = audit(engine, [bundle(tmp_path / "b", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
-                                                      "topo.txt": verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt")})])
+    spanning = audit(
+        engine,
+        [
+            bundle(
+                tmp_path / "b",
+                {
+                    "run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                    "topo.txt": verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt"),
+                },
+            )
+        ],
+    )
     assert "audit-more-gpus-than-visible" not in findings(spanning)
     # the plan states one node: then 16 GPUs cannot be there
-    one_node = audit(engine, [bundle(tmp_path / "c", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
-                                                      "deployment.yaml": "hardware: {gpu: H20, gpus_per_node: 8, nodes: 1}\n"})])
+    one_node = audit(
+        engine,
+        [
+            bundle(
+                tmp_path / "c",
+                {
+                    "run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                    "deployment.yaml": "hardware: {gpu: H20, gpus_per_node: 8, nodes: 1}\n",
+                },
+            )
+        ],
+    )
     assert findings(one_node)["audit-more-gpus-than-visible"].title == "The launch needs 16 GPUs but sees 8"
 
 
 def test_a_slow_tp_group_is_found_when_the_model_is_not_in_the_catalogue(engine, tmp_path):
     # GPUs 0-2 and 1-3 share NVLink bridges; TP 2 on GPUs 0,1 crosses the host bridge instead
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve /models/in-house-13b --tensor-parallel-size 2\n"})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+            "run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve /models/in-house-13b --tensor-parallel-size 2\n",
+        },
+    )
     result = audit(engine, [folder])
     assert result.recommendation is None
     slow = findings(result)["audit-tp-group-on-slow-path"]
@@ -335,8 +454,13 @@ def test_a_slow_tp_group_is_found_when_the_model_is_not_in_the_catalogue(engine,
 
 
 def test_a_deployment_that_cannot_be_evaluated_is_a_problem_not_an_input(engine, tmp_path, cli):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 0, tp=2)})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
+            "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 0, tp=2),
+        },
+    )
     result = audit(engine, [folder])
     assert result.problems and result.problems[0].startswith("cannot evaluate the deployment:")
     assert [Path(i.path).name for i in result.inputs] == ["deployment.yaml", "topo.txt"]
@@ -346,19 +470,41 @@ def test_a_deployment_that_cannot_be_evaluated_is_a_problem_not_an_input(engine,
     assert json.loads(out)["problems"] == result.problems
     code, out, _ = cli("audit", str(folder), "--format", "sarif")
     run = json.loads(out)["runs"][0]
-    assert all(a["location"]["uri"].endswith(".yaml") or a["location"]["uri"].endswith(".txt") for a in run["artifacts"])
+    assert all(
+        a["location"]["uri"].endswith(".yaml") or a["location"]["uri"].endswith(".txt") for a in run["artifacts"]
+    )
     assert run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == result.problems[0]
 
 
 def test_a_launch_from_a_local_path_is_matched_by_its_folder_or_served_name(engine, tmp_path):
     # `vllm serve /model ... --served-model-name DeepSeek-R1` over two 8-GPU nodes, as in the thread (its H20 is not
     # in the catalogue: the plan names an H100 node pair instead)
-    result = audit(engine, [bundle(tmp_path / "a", {"run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
-                                                    "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8, nodes: 2}\n"})])
+    result = audit(
+        engine,
+        [
+            bundle(
+                tmp_path / "a",
+                {
+                    "run.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+                    "deployment.yaml": "hardware: {gpu: H100 SXM, gpus_per_node: 8, nodes: 2}\n",
+                },
+            )
+        ],
+    )
     assert result.recommendation is not None and result.recommendation.layout.label() == "TP 8 × PP 2"
     assert result.facts["model"] == "DeepSeek-R1"
-    local = audit(engine, [bundle(tmp_path / "b", {"run.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2\n",
-                                                   "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 2}\n"})])
+    local = audit(
+        engine,
+        [
+            bundle(
+                tmp_path / "b",
+                {
+                    "run.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2\n",
+                    "deployment.yaml": "hardware: {gpu: L40S, gpus_per_node: 2}\n",
+                },
+            )
+        ],
+    )
     assert local.recommendation is not None and "Llama 3.3 70B" in local.recommendation.input["model"]
 
 
@@ -368,8 +514,12 @@ def test_an_empty_folder_is_named_as_empty(cli, tmp_path):
 
 
 def test_iommu_page_faults_in_the_kernel_log_warn_of_translated_peer_to_peer(engine, tmp_path):
-    folder = bundle(tmp_path / "b", {"dmesg.txt": verbatim("dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"),
-                                     "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 4, tp=2,
-                                                              extra=", gpus_per_node: 2, nvlink: none")})
+    folder = bundle(
+        tmp_path / "b",
+        {
+            "dmesg.txt": verbatim("dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"),
+            "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 4, tp=2, extra=", gpus_per_node: 2, nvlink: none"),
+        },
+    )
     warning = findings(audit(engine, [folder]))["iommu-translated-blocks-p2p"]
     assert warning.evidence and "IO_PAGE_FAULT" in warning.evidence[0].text

@@ -25,8 +25,9 @@ def bench() -> ModuleType:
 
 
 def _row(bench: ModuleType, seconds: list[float], refs: list[float], **kw):
-    return bench.Row("recommend --format json, fresh process", "≤ 0.15 s", "s", seconds, 0.15,
-                     reference="process", refs=refs, **kw)
+    return bench.Row(
+        "recommend --format json, fresh process", "≤ 0.15 s", "s", seconds, 0.15, reference="process", refs=refs, **kw
+    )
 
 
 BASELINE = {"recommend --format json, fresh process": 5.0}  # 0.125 s over a 0.025 s interpreter start
@@ -59,9 +60,18 @@ def test_a_row_that_could_not_be_measured_fails(bench):
 
 def test_throughput_rows_compare_the_inverse(bench):
     base = {"audit, 200 bundles in one process": 0.1}
+
     def audit(rate: float):
-        return bench.Row("audit, 200 bundles in one process", "≥ 200 bundles/s", "bundles/s", [rate], 200,
-                         higher_is_better=True, refs=[0.005])
+        return bench.Row(
+            "audit, 200 bundles in one process",
+            "≥ 200 bundles/s",
+            "bundles/s",
+            [rate],
+            200,
+            higher_is_better=True,
+            refs=[0.005],
+        )
+
     assert not bench.regressions(bench.ratios([audit(2000 / 1.4)]), base)
     assert bench.regressions(bench.ratios([audit(2000 / 1.6)]), base)
 

@@ -11,8 +11,23 @@ DATA = Path(__file__).parent / "data"
 
 
 def test_recommend_from_flags_leads_with_the_decision(cli):
-    code, out, err = cli("recommend", "--model", "llama 3.3 70b", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                         "--gpu", "rtx pro 6000", "--gpus", "2", "--users", "60", "--context", "8k")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "llama 3.3 70b",
+        "--precision",
+        "fp8",
+        "--kv-cache-dtype",
+        "fp8",
+        "--gpu",
+        "rtx pro 6000",
+        "--gpus",
+        "2",
+        "--users",
+        "60",
+        "--context",
+        "8k",
+    )
     assert code == 0, err
     lines = out.splitlines()
     assert lines[2].startswith("Recommendation: TP 2")
@@ -29,8 +44,15 @@ def test_recommend_scenario_file_as_json_follows_the_contract(cli):
     assert doc["schema"] == "advisor.recommendation/1"
     assert doc["layout"] == {"replicas": 1, "tp": 2, "pp": 1, "ep": 1, "gpus_per_replica": 2}
     assert set(doc["figures"]) == {
-        "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
-        "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
+        "weights_gib",
+        "usable_gib_per_gpu",
+        "kv_gib_per_conversation",
+        "conversations",
+        "allreduce_count_per_token",
+        "allreduce_mib_per_token",
+        "prefill_allreduce_ms",
+        "bubble_fraction",
+        "decode_tokens_per_s_upper_bound",
     }
     assert doc["figures"]["bubble_fraction"] is None
     assert doc["input"]["hardware"]["gpu"].startswith("NVIDIA RTX PRO 6000")
@@ -63,15 +85,28 @@ def test_german_report(cli):
 
 
 def test_why_not_a_given_layout(cli):
-    code, out, _ = cli("recommend", str(DATA / "scenario-rtx-pro-60-users.yaml"), "--layout", "replicas=2", "--format", "json")
+    code, out, _ = cli(
+        "recommend", str(DATA / "scenario-rtx-pro-60-users.yaml"), "--layout", "replicas=2", "--format", "json"
+    )
     doc = json.loads(out)
     assert doc["layout"]["replicas"] == 2
     assert any(f["rule"] == "users-exceed-capacity" for f in doc["findings"])
 
 
 def test_model_given_as_a_config_json_path(cli):
-    code, out, err = cli("recommend", "--model", str(DATA / "qwen3-8b-config.json"), "--gpu", "L4", "--gpus", "2",
-                         "--users", "4", "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        str(DATA / "qwen3-8b-config.json"),
+        "--gpu",
+        "L4",
+        "--gpus",
+        "2",
+        "--users",
+        "4",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert "from config.json" in doc["input"]["model"]
@@ -120,7 +155,11 @@ def test_malformed_yaml_and_unknown_fields_are_located(cli, tmp_path):
 def test_billion_laughs_is_refused(cli, tmp_path):
     lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 12):
-        lines.append(f"a{i}: &a{i} [*{'a' if i == 1 else f'a{i-1}'}, " + ", ".join([f"*{'a' if i == 1 else f'a{i-1}'}"] * 8) + "]")
+        lines.append(
+            f"a{i}: &a{i} [*{'a' if i == 1 else f'a{i - 1}'}, "
+            + ", ".join([f"*{'a' if i == 1 else f'a{i - 1}'}"] * 8)
+            + "]"
+        )
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, _, err = cli("recommend", str(bomb))
@@ -135,7 +174,9 @@ def test_debug_shows_the_traceback(cli):
 
 
 def test_size_covers_the_catalogue_and_picks_the_smallest_that_serves(cli):
-    code, out, err = cli("size", "--model", "Qwen3-235B-A22B", "--precision", "fp8", "--users", "32", "--format", "json")
+    code, out, err = cli(
+        "size", "--model", "Qwen3-235B-A22B", "--precision", "fp8", "--users", "32", "--format", "json"
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert doc["schema"] == "advisor.sizing/1"
@@ -165,8 +206,14 @@ def test_explain_renders_a_rule_page(cli):
 
 
 def test_listings(cli):
-    for command, needle in (("rules", "tp-within-nvlink-domain"), ("sources", "megatron-2019"), ("gpus", "rtx-pro-6000-ws"),
-                            ("models", "deepseek-v3"), ("conflicts", "bubble-definition"), ("platforms", "h200-nvl-x8")):
+    for command, needle in (
+        ("rules", "tp-within-nvlink-domain"),
+        ("sources", "megatron-2019"),
+        ("gpus", "rtx-pro-6000-ws"),
+        ("models", "deepseek-v3"),
+        ("conflicts", "bubble-definition"),
+        ("platforms", "h200-nvl-x8"),
+    ):
         code, out, _ = cli(command)
         assert code == 0 and needle in out, command
 

@@ -10,7 +10,8 @@ from advisor.core.formulas.calc import Calculator
 
 
 def test_generated_module_is_fresh():
-    """Regenerate with `python -m advisor.core.formulas.codegen` after editing knowledge/formulas.yaml, and read the diff."""
+    """Regenerate with `python -m advisor.core.formulas.codegen` after editing knowledge/formulas.yaml,
+    and read the diff."""
     assert formulas_generated.SOURCE_HASH == codegen.source_hash()
     assert codegen.TARGET.read_text(encoding="utf-8") == codegen.render()
 

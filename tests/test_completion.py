@@ -32,8 +32,9 @@ def complete(bash_script: str, *words: str) -> list[str]:
 def bash_script() -> str:
     if not shutil.which("bash"):
         pytest.skip("no bash on this machine")
-    done = subprocess.run([sys.executable, "-m", "advisor", "completion", "bash"], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor", "completion", "bash"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -37,9 +37,14 @@ def test_broken_p2p_turns_the_60_user_case_to_pipeline_parallelism(advise):
 
 
 def test_eight_h200_nvl_run_tp_inside_each_four_card_domain_and_pp_between(advise):
-    rec = advise({"model": "Llama 3.1 405B", "precision": "bf16",
-                  "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8, "nvlink": "bridge-4"},
-                  "workload": {"concurrent_conversations": 16}})
+    rec = advise(
+        {
+            "model": "Llama 3.1 405B",
+            "precision": "bf16",
+            "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8, "nvlink": "bridge-4"},
+            "workload": {"concurrent_conversations": 16},
+        }
+    )
     assert not rec.env["fits_one_gpu"]
     assert rec.env["min_gpus_to_fit"] > 4  # more than one NVLink domain
     assert rec.layout == Layout(1, 4, 2)
@@ -52,15 +57,25 @@ def test_eight_h200_nvl_run_tp_inside_each_four_card_domain_and_pp_between(advis
 
 
 def test_a_model_that_fits_one_card_is_replicated_when_copies_hold_the_users(advise):
-    rec = advise({"model": "Llama 3.1 8B", "hardware": {"gpu": "L40S", "gpus_per_node": 4},
-                  "workload": {"concurrent_conversations": 16}})
+    rec = advise(
+        {
+            "model": "Llama 3.1 8B",
+            "hardware": {"gpu": "L40S", "gpus_per_node": 4},
+            "workload": {"concurrent_conversations": 16},
+        }
+    )
     assert rec.layout == Layout(4, 1, 1)
     assert "--data-parallel-size 4" in rec.launch["vllm"]
 
 
 def test_a_model_that_fits_one_card_is_split_for_one_users_speed(advise):
-    rec = advise({"model": "Llama 3.1 8B", "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
-                  "workload": {"concurrent_conversations": 1, "goal": "latency"}})
+    rec = advise(
+        {
+            "model": "Llama 3.1 8B",
+            "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
+            "workload": {"concurrent_conversations": 1, "goal": "latency"},
+        }
+    )
     assert rec.layout.tp > 1
     assert rec.finding("split-for-single-user-speed") is not None
     replicas = next(a for a in rec.alternatives if a.layout == Layout(4, 1, 1))
@@ -74,8 +89,14 @@ def test_a_model_that_fits_one_card_is_split_when_copies_cannot_hold_the_users(a
 
 
 def test_an_mla_model_for_many_users_uses_expert_and_data_parallelism(advise):
-    rec = advise({"model": "DeepSeek-V3", "precision": "fp8", "hardware": {"gpu": "H200 SXM", "gpus_per_node": 8},
-                  "workload": {"concurrent_conversations": 200}})
+    rec = advise(
+        {
+            "model": "DeepSeek-V3",
+            "precision": "fp8",
+            "hardware": {"gpu": "H200 SXM", "gpus_per_node": 8},
+            "workload": {"concurrent_conversations": 200},
+        }
+    )
     assert rec.layout == Layout(8, 1, 1, ep=8)
     assert rec.finding("moe-expert-parallel") is not None
     assert "--data-parallel-size 8 --enable-expert-parallel" in rec.launch["vllm"]
@@ -83,9 +104,14 @@ def test_an_mla_model_for_many_users_uses_expert_and_data_parallelism(advise):
 
 
 def test_two_nodes_of_eight_run_tp_per_node_and_pp_across_nodes(advise):
-    rec = advise({"model": "Llama 3.1 405B", "precision": "bf16",
-                  "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2, "node_link_gbps": 400},
-                  "workload": {"concurrent_conversations": 8}})
+    rec = advise(
+        {
+            "model": "Llama 3.1 405B",
+            "precision": "bf16",
+            "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2, "node_link_gbps": 400},
+            "workload": {"concurrent_conversations": 8},
+        }
+    )
     assert rec.layout == Layout(1, 8, 2)
     assert rec.finding("pp-across-nodes") is not None
     assert "ray" in rec.launch["vllm"]
@@ -100,8 +126,14 @@ def test_a_model_too_big_for_the_machine_gets_an_error_and_no_layout(advise):
 
 
 def test_three_cards_use_a_pipeline_because_three_does_not_divide_64_heads(advise):
-    rec = advise({"model": "Llama 3.3 70B", "precision": "bf16", "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 3},
-                  "workload": {"concurrent_conversations": 60}})
+    rec = advise(
+        {
+            "model": "Llama 3.3 70B",
+            "precision": "bf16",
+            "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 3},
+            "workload": {"concurrent_conversations": 60},
+        }
+    )
     assert rec.layout == Layout(1, 1, 3)
     assert rec.finding("uneven-gpus-use-pipeline") is not None
     tp3 = [a for a in rec.alternatives if a.layout.tp == 3]

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.inputs.evidence import kernel
-from advisor.inputs.evidence import smi
-from advisor.inputs.evidence import topo
+from advisor.inputs.evidence import kernel, launch, nccl, smi, topo
 from tests.evidence_data import AUDIT_DATA as AUDIT
 from tests.evidence_data import verbatim
 
@@ -17,14 +15,34 @@ from tests.evidence_data import verbatim
         ("topo_01_2xA100_della_2socket_SYS_mlx5_cols.txt", 2, {"0-1": "SYS"}, [[0], [1]]),
         ("topo_02_4xV100_power9_traverse_NV3_pairs_numa8.txt", 4, {"0-1": "NV3", "0-2": "SYS"}, [[0, 1], [2, 3]]),
         ("topo_03_8xH800_nv8_damaged_copy_clipped_affinity.txt", 8, {"0-7": "NV8"}, [list(range(8))]),
-        ("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt", 4, {"0-1": "NODE", "1-2": "SYS", "2-3": "NODE"}, [[0], [1], [2], [3]]),
+        (
+            "topo_04_4xL40S_2socket_node_sys_nic_spaces.txt",
+            4,
+            {"0-1": "NODE", "1-2": "SYS", "2-3": "NODE"},
+            [[0], [1], [2], [3]],
+        ),
         ("topo_05_4xH100_nv6_mesh_nic_per_gpu_strided_affinity.txt", 4, {"0-3": "NV6"}, [[0, 1, 2, 3]]),
         ("topo_06_2xRTX5090_threadripper_phb_tabs.txt", 2, {"0-1": "PHB"}, [[0], [1]]),
-        ("topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt", 5, {"1-2": "PHB", "3-4": "PHB", "0-3": "SYS"}, [[0], [1], [2], [3], [4]]),
-        ("topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt", 8, {"0-1": "PIX", "0-2": "PXB", "0-4": "SYS"}, [[g] for g in range(8)]),
+        (
+            "topo_07_5gpu_2socket_phb_pairs_node_sys_spaces.txt",
+            5,
+            {"1-2": "PHB", "3-4": "PHB", "0-3": "SYS"},
+            [[0], [1], [2], [3], [4]],
+        ),
+        (
+            "topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt",
+            8,
+            {"0-1": "PIX", "0-2": "PXB", "0-4": "SYS"},
+            [[g] for g in range(8)],
+        ),
         ("topo_09_4xGB200_nv18_grace_2numa.txt", 4, {"0-3": "NV18"}, [[0, 1, 2, 3]]),
         ("topo_10_2gpu_nv12_slice_8x_mlx5_lmdeploy_check_env.txt", 2, {"0-1": "NV12"}, [[0, 1]]),
-        ("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt", 4, {"0-2": "NV4", "1-3": "NV4", "0-1": "PHB", "0-3": "NODE"}, [[0, 2], [1, 3]]),
+        (
+            "topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt",
+            4,
+            {"0-2": "NV4", "1-3": "NV4", "0-1": "PHB", "0-3": "NODE"},
+            [[0, 2], [1, 3]],
+        ),
         ("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt", 8, {"3-4": "NV18"}, [list(range(8))]),
         ("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt", 5, {"3-4": "PHB", "0-1": "NODE"}, [[g] for g in range(5)]),
         ("topo_14_2xL4_sys_numa0_numa2_no_legend.txt", 2, {"0-1": "SYS"}, [[0], [1]]),
@@ -120,24 +138,60 @@ def test_acs_control_bits_from_lspci():
 
 
 def test_downgraded_gpu_link_and_bar_sizes_from_lspci():
-    gpu = kernel.parse_lspci(verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"), "x").data["gpus"][0]
+    gpu = kernel.parse_lspci(verbatim("lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"), "x").data[
+        "gpus"
+    ][0]
     assert gpu["downgraded"] and gpu["link_gts"] == 2.5 and gpu["link_width"] == 16 and "64G" in gpu["bars"]
-
-
-from advisor.inputs.evidence import launch
-from advisor.inputs.evidence import nccl
 
 
 @pytest.mark.parametrize(
     ("name", "engine", "model", "tp", "pp", "dp", "extra"),
     [
-        ("launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt", "vllm", "/workspace/models/Qwen1.5-7B-Chat", 2, None, None,
-         {"gpus": [0, 1]}),
-        ("launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt", "vllm", "h2oai/h2ogpt-4096-llama2-7b-chat", 2, None, None, {}),
-        ("launch_03_vllm_k8s_deployment_args_tp4_truncated.txt", "vllm", "Qwen/Qwen2-72B-Instruct-GPTQ-Int4", 4, None, None,
-         {"kv_cache_dtype": "fp8_e4m3"}),
-        ("launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt", "vllm", "Qwen/Qwen3-VL-235B-A22B-Instruct", 8, None, None, {}),
-        ("launch_05_sglang_docker_tp8_dp_attention_hf_token_curly_quotes.txt", "sglang", "deepseek-ai/DeepSeek-V3-Base", 8, None, None, {}),
+        (
+            "launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt",
+            "vllm",
+            "/workspace/models/Qwen1.5-7B-Chat",
+            2,
+            None,
+            None,
+            {"gpus": [0, 1]},
+        ),
+        (
+            "launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt",
+            "vllm",
+            "h2oai/h2ogpt-4096-llama2-7b-chat",
+            2,
+            None,
+            None,
+            {},
+        ),
+        (
+            "launch_03_vllm_k8s_deployment_args_tp4_truncated.txt",
+            "vllm",
+            "Qwen/Qwen2-72B-Instruct-GPTQ-Int4",
+            4,
+            None,
+            None,
+            {"kv_cache_dtype": "fp8_e4m3"},
+        ),
+        (
+            "launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt",
+            "vllm",
+            "Qwen/Qwen3-VL-235B-A22B-Instruct",
+            8,
+            None,
+            None,
+            {},
+        ),
+        (
+            "launch_05_sglang_docker_tp8_dp_attention_hf_token_curly_quotes.txt",
+            "sglang",
+            "deepseek-ai/DeepSeek-V3-Base",
+            8,
+            None,
+            None,
+            {},
+        ),
         ("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt", "vllm", "/model", 8, 2, None, {}),
         ("launch_10_sglang_docker_dp4_tp2_8gpu_duplicate_flag.txt", "sglang", "Qwen/QwQ-32B", 2, 1, 4, {}),
     ],
@@ -146,19 +200,33 @@ def test_engine_launches_as_people_post_them(name, engine, model, tp, pp, dp, ex
     text = verbatim(next(p.name for p in AUDIT.glob(name[:9] + "*")))
     assert launch.looks_like_launch(text)
     first = launch.parse_launch(text, name).data["launches"][0]
-    assert (first["engine"], first.get("model"), first.get("tp"), first.get("pp"), first.get("dp")) == (engine, model, tp, pp, dp)
+    assert (first["engine"], first.get("model"), first.get("tp"), first.get("pp"), first.get("dp")) == (
+        engine,
+        model,
+        tp,
+        pp,
+        dp,
+    )
     for key, value in extra.items():
         assert first.get(key) == value
 
 
 def test_nccl_environment_of_a_docker_run():
-    first = launch.parse_launch(verbatim("launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt"), "x").data["launches"][0]
+    first = launch.parse_launch(verbatim("launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt"), "x").data[
+        "launches"
+    ][0]
     assert first["env"]["NCCL_P2P_DISABLE"] == "1" and first["env"]["CUDA_VISIBLE_DEVICES"] == "0,1"
 
 
 @pytest.mark.parametrize(
     ("prefix", "peak", "ranks"),
-    [("nccl_01", 839.16, 72), ("nccl_02", 21.4, None), ("nccl_06", 115.86, None), ("nccl_07", 25.95, 4), ("nccl_08", 12.69, None)],
+    [
+        ("nccl_01", 839.16, 72),
+        ("nccl_02", 21.4, None),
+        ("nccl_06", 115.86, None),
+        ("nccl_07", 25.95, 4),
+        ("nccl_08", 12.69, None),
+    ],
 )
 def test_all_reduce_perf_outputs(prefix, peak, ranks):
     text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
@@ -185,8 +253,16 @@ def test_a_shell_prompt_in_the_samples_build_folder_is_not_a_bandwidth_test():
 
 @pytest.mark.parametrize(
     ("prefix", "event"),
-    [("log_01", "peer_access_unsupported"), ("log_02", "custom_allreduce_disabled"), ("log_03", "nccl_timeout"),
-     ("log_04", "nccl_shm"), ("log_05", "nccl_p2p"), ("log_07", "oom"), ("log_08", "oom"), ("log_10", "nccl_p2p_disabled")],
+    [
+        ("log_01", "peer_access_unsupported"),
+        ("log_02", "custom_allreduce_disabled"),
+        ("log_03", "nccl_timeout"),
+        ("log_04", "nccl_shm"),
+        ("log_05", "nccl_p2p"),
+        ("log_07", "oom"),
+        ("log_08", "oom"),
+        ("log_10", "nccl_p2p_disabled"),
+    ],
 )
 def test_engine_log_events(prefix, event):
     text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
@@ -196,7 +272,9 @@ def test_engine_log_events(prefix, event):
 
 def test_query_csv_with_and_without_header():
     with_header = smi.parse_csv(verbatim(next(p.name for p in AUDIT.glob("smi_06*"))), "x")
-    assert [g["name"] for g in with_header.data["gpus"]] == ["NVIDIA L40S"] * 2 and with_header.data["gpus"][0]["memory_mib"] == 46068
+    assert [g["name"] for g in with_header.data["gpus"]] == ["NVIDIA L40S"] * 2 and with_header.data["gpus"][0][
+        "memory_mib"
+    ] == 46068
     text = verbatim(next(p.name for p in AUDIT.glob("smi_05*")))
     assert smi.looks_like_csv(text)
     bare = smi.parse_csv(text, "x")

@@ -36,7 +36,7 @@ CAPTURES = sorted(AUDIT_DATA.glob("*.txt"))
 def known_target(target: str, kb) -> bool:
     """A fact of the fact base, a scenario place the fact base names, or the deployment's own places."""
     if target.startswith(FACT):
-        return target[len(FACT):] in kb.facts
+        return target[len(FACT) :] in kb.facts
     places = {spec.scenario for spec in kb.facts.values() if spec.scenario}
     return is_place(target) and (target in places or target in PLACES or target.startswith("deployment."))
 
@@ -67,8 +67,12 @@ def test_readers_contribute_only_what_they_declare_on_the_real_captures(engine):
                 seen[reader.kind].add(c.target)
     silent = [kind for kind, targets in seen.items() if not targets and kind != "collect-manifest"]
     assert not silent, f"readers that contributed nothing on any capture: {silent}"
-    assert seen["nvidia-smi-topo"] >= {"hardware.gpus_per_node", "hardware.nvlink", "topology",
-                                       "fact:nvlink_weak_pairs"}
+    assert seen["nvidia-smi-topo"] >= {
+        "hardware.gpus_per_node",
+        "hardware.nvlink",
+        "topology",
+        "fact:nvlink_weak_pairs",
+    }
     assert seen["launch"] >= {"model", "deployment.tp", "deployment.gpus", "fact:nccl_p2p_disable"}
 
 
@@ -137,39 +141,68 @@ def _facts(engine, tmp_path, files: dict[str, str]):
 
 
 def test_the_kernel_log_beats_the_kernel_parameters(engine, tmp_path):
-    facts = _facts(engine, tmp_path, {
-        "cmdline.txt": verbatim("cmdline_04_ryzen_x570_amd_iommu_on_iommu_pt.txt"),
-        "dmesg.txt": verbatim("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt")})
+    facts = _facts(
+        engine,
+        tmp_path,
+        {
+            "cmdline.txt": verbatim("cmdline_04_ryzen_x570_amd_iommu_on_iommu_pt.txt"),
+            "dmesg.txt": verbatim("dmesg_03_ryzen_x570_amdvi_default_domain_translated.txt"),
+        },
+    )
     assert facts["iommu"] == "translated"
 
 
-@pytest.mark.parametrize(("files", "p2p"), [
-    ({"p2p.txt": "p2p_02_5xRTX50_patched_driver_all_OK.txt",
-      "bw.txt": "nccl_04_p2pBandwidthLatencyTest_6xRTX4090_p2p_enabled_slower_than_disabled.txt",
-      "vllm.log": "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"}, "ok"),
-    ({"bw.txt": "nccl_04_p2pBandwidthLatencyTest_6xRTX4090_p2p_enabled_slower_than_disabled.txt",
-      "vllm.log": "log_05_vllm_k8s_8xH100_nccl_p2p_ipc_connected_all_rings.txt"}, "broken"),
-    ({"vllm.log": "log_05_vllm_k8s_8xH100_nccl_p2p_ipc_connected_all_rings.txt"}, "ok"),
-])
+@pytest.mark.parametrize(
+    ("files", "p2p"),
+    [
+        (
+            {
+                "p2p.txt": "p2p_02_5xRTX50_patched_driver_all_OK.txt",
+                "bw.txt": "nccl_04_p2pBandwidthLatencyTest_6xRTX4090_p2p_enabled_slower_than_disabled.txt",
+                "vllm.log": "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt",
+            },
+            "ok",
+        ),
+        (
+            {
+                "bw.txt": "nccl_04_p2pBandwidthLatencyTest_6xRTX4090_p2p_enabled_slower_than_disabled.txt",
+                "vllm.log": "log_05_vllm_k8s_8xH100_nccl_p2p_ipc_connected_all_rings.txt",
+            },
+            "broken",
+        ),
+        ({"vllm.log": "log_05_vllm_k8s_8xH100_nccl_p2p_ipc_connected_all_rings.txt"}, "ok"),
+    ],
+)
 def test_p2p_from_topo_beats_the_bandwidth_test_beats_engine_logs(engine, tmp_path, files, p2p):
     facts = _facts(engine, tmp_path, {name: verbatim(capture) for name, capture in files.items()})
     assert facts["p2p"] == p2p
 
 
 def test_the_plan_beats_the_launch_and_the_first_launch_is_evaluated(engine, tmp_path):
-    plan_and_launch = _facts(engine, tmp_path / "a", {
-        "deployment.yaml": PLAN, "start.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt")})
+    plan_and_launch = _facts(
+        engine,
+        tmp_path / "a",
+        {"deployment.yaml": PLAN, "start.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt")},
+    )
     assert plan_and_launch["model"] == "Llama 3.3 70B Instruct"
     assert plan_and_launch["deployment"]["tp"] == 2  # the plan's
     assert plan_and_launch["deployment"]["pp"] == 2  # the launch's: the plan is silent on it
 
-    two_launches = _facts(engine, tmp_path / "b", {
-        "a_compose.yaml": verbatim("launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt"),
-        "b_start.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt")})
+    two_launches = _facts(
+        engine,
+        tmp_path / "b",
+        {
+            "a_compose.yaml": verbatim("launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt"),
+            "b_start.sh": verbatim("launch_07_vllm_serve_tp8_pp2_2x8xH20.txt"),
+        },
+    )
     assert two_launches["deployment"] == {"tp": 2}  # launch_07's pp is not merged into the first launch
 
 
 def test_a_local_model_path_is_matched_by_its_last_part(engine, tmp_path):
-    facts = _facts(engine, tmp_path, {
-        "start.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --served-model-name chat\n"})
+    facts = _facts(
+        engine,
+        tmp_path,
+        {"start.sh": "vllm serve /models/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --served-model-name chat\n"},
+    )
     assert facts["model"] == "Llama-3.3-70B-Instruct"

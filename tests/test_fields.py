@@ -16,8 +16,7 @@ import pytest
 from advisor.cli import parser
 from advisor.errors import KnowledgeError
 from advisor.inputs.fields import field_table
-from advisor.kb.knowledge import FACT_TYPES
-from advisor.kb.knowledge import load
+from advisor.kb.knowledge import FACT_TYPES, load
 from advisor.kb.paths import knowledge_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,8 +66,15 @@ CHAT = textwrap.dedent("""\
 
 
 def advisor(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env, input=stdin, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "advisor", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +91,9 @@ def env_for(root: Path) -> dict[str, str]:
 
 
 def test_without_its_row_a_fact_is_no_flag(knowledge_with_fact):
-    run = advisor(env_for(knowledge_with_fact), "recommend", "--model", "llama 3.1 8b", "--gpu", "l4",
-                  "--max-num-seqs", "64")
+    run = advisor(
+        env_for(knowledge_with_fact), "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64"
+    )
     assert run.returncode == 2
     assert "unrecognized arguments: --max-num-seqs" in run.stderr
 
@@ -106,8 +113,9 @@ def test_one_row_is_a_cli_flag(knowledge_with_row):
     helped = advisor(env, "recommend", "--help")
     assert "--max-num-seqs MAX_NUM_SEQS" in helped.stdout
     assert "most sequences one replica runs at once" in helped.stdout
-    run = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64",
-                  "--format", "json")
+    run = advisor(
+        env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64", "--format", "json"
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["input"]["workload"]["max_num_seqs"] == 64
     bad = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "many")
@@ -127,21 +135,36 @@ def test_one_row_is_a_scenario_field(knowledge_with_row, tmp_path):
     assert "unknown field 'hardware.max_num_seqs'" in run.stderr
 
 
-@pytest.mark.parametrize(("lang", "said", "expected"), [
-    ("en", "/set max_num_seqs 48", "Changed sequence limit: — → 48."),
-    ("de", "/set Sequenzgrenze 48", "Sequenzgrenze geändert: — → 48."),
-    ("en", "/set workload.max_num_seqs 1k", "Changed sequence limit: — → 1,024."),
-])
+@pytest.mark.parametrize(
+    ("lang", "said", "expected"),
+    [
+        ("en", "/set max_num_seqs 48", "Changed sequence limit: — → 48."),
+        ("de", "/set Sequenzgrenze 48", "Sequenzgrenze geändert: — → 48."),
+        ("en", "/set workload.max_num_seqs 1k", "Changed sequence limit: — → 1,024."),
+    ],
+)
 def test_one_row_is_a_chat_fact_with_its_labels(knowledge_with_row, lang, said, expected):
-    run = subprocess.run([sys.executable, "-c", CHAT, lang, said], capture_output=True, text=True, cwd=ROOT,
-                         env=env_for(knowledge_with_row), timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", CHAT, lang, said],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env_for(knowledge_with_row),
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert expected in run.stdout
 
 
 def test_one_row_is_read_in_free_text(knowledge_with_row):
-    run = subprocess.run([sys.executable, "-c", CHAT, "de", "höchstens 16 Sequenzen"], capture_output=True,
-                         text=True, cwd=ROOT, env=env_for(knowledge_with_row), timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", CHAT, "de", "höchstens 16 Sequenzen"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env_for(knowledge_with_row),
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert "understood: {'workload.max_num_seqs': 16}" in run.stdout
 

@@ -9,8 +9,20 @@ from typing import Any
 
 import pytest
 
-ONE_70B_FP8_CARD = ("--model", "Llama 3.3 70B", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                    "--gpus", "1", "--users", "1", "--context", "4096")
+ONE_70B_FP8_CARD = (
+    "--model",
+    "Llama 3.3 70B",
+    "--precision",
+    "fp8",
+    "--kv-cache-dtype",
+    "fp8",
+    "--gpus",
+    "1",
+    "--users",
+    "1",
+    "--context",
+    "4096",
+)
 
 
 def _recommend(cli, *args: str) -> dict[str, Any]:
@@ -21,7 +33,7 @@ def _recommend(cli, *args: str) -> dict[str, Any]:
 
 def _figure_line(text: str, label: str, next_label: str) -> str:
     """One row of the text output's figure table, its wrapped lines joined."""
-    row = text[text.index(label):text.index(next_label)]
+    row = text[text.index(label) : text.index(next_label)]
     return " ".join(row.split())
 
 
@@ -38,10 +50,44 @@ def test_a_70b_fp8_model_that_fits_one_h100_sxm_also_fits_one_h100_pcie(cli):
 
 
 def test_h200_nvl_capacity_uses_the_140_4_gib_the_driver_reports(cli):
-    nvl = _recommend(cli, "--model", "Llama 3.3 70B", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                     "--gpu", "H200 NVL", "--gpus", "2", "--nvlink", "bridge-2", "--users", "60", "--context", "8192")
-    sxm = _recommend(cli, "--model", "Llama 3.3 70B", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                     "--gpu", "H200 SXM", "--gpus", "2", "--nvlink", "nvswitch", "--users", "60", "--context", "8192")
+    nvl = _recommend(
+        cli,
+        "--model",
+        "Llama 3.3 70B",
+        "--precision",
+        "fp8",
+        "--kv-cache-dtype",
+        "fp8",
+        "--gpu",
+        "H200 NVL",
+        "--gpus",
+        "2",
+        "--nvlink",
+        "bridge-2",
+        "--users",
+        "60",
+        "--context",
+        "8192",
+    )
+    sxm = _recommend(
+        cli,
+        "--model",
+        "Llama 3.3 70B",
+        "--precision",
+        "fp8",
+        "--kv-cache-dtype",
+        "fp8",
+        "--gpu",
+        "H200 SXM",
+        "--gpus",
+        "2",
+        "--nvlink",
+        "nvswitch",
+        "--users",
+        "60",
+        "--context",
+        "8192",
+    )
     assert nvl["figures"]["usable_gib_per_gpu"] == pytest.approx(0.9 * 140.4)
     assert nvl["figures"]["conversations"] == sxm["figures"]["conversations"]
     assert nvl["figure_traces"]["usable_gib_per_gpu"]["kind"] == "exact"
@@ -75,8 +121,9 @@ def test_every_catalogue_gpu_has_a_cited_driver_total_or_a_stated_estimate(engin
             assert cite.quote, g.id
             mib = [int(n) for n in re.findall(r"(\d+)\s*MiB", cite.quote)]
             gib = [float(n) for n in re.findall(r"(\d+(?:\.\d+)?)\s*GiB", cite.quote)]
-            assert (mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006) or \
-                (gib and abs(gib[0] - g.memory_gib_reported) < 0.05), g.id
+            assert (mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006) or (
+                gib and abs(gib[0] - g.memory_gib_reported) < 0.05
+            ), g.id
         else:
             assert g.memory_gib_estimate is not None, g.id
             assert g.memory_estimate_basis, g.id

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.inputs.evidence.registry import READERS, parse_files
 from advisor.errors import AdvisorError
 from advisor.inputs.evidence import Parsed
-from advisor.kb.expr import parse as parse_expr
+from advisor.inputs.evidence.registry import READERS, parse_files
+from advisor.inputs.freetext import understand
 from advisor.inputs.modelconfig import normalise
 from advisor.inputs.scenario import build
-from advisor.inputs.freetext import understand
+from advisor.kb.expr import parse as parse_expr
 from advisor.yamlio import loads
 from tests.evidence_data import AUDIT_DATA, verbatim
 
@@ -97,9 +97,13 @@ def test_yaml_loading_never_raises_anything_but_advisor_errors(text):
 
 
 @FUZZ
-@given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
-                        max_leaves=20))
+@given(
+    doc=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
+        max_leaves=20,
+    )
+)
 def test_scenario_building_refuses_garbage_with_one_clear_line(engine, doc):
     try:
         build(doc if isinstance(doc, dict) else {"model": doc}, engine.kb)
@@ -108,11 +112,29 @@ def test_scenario_building_refuses_garbage_with_one_clear_line(engine, doc):
 
 
 @FUZZ
-@given(cfg=st.dictionaries(st.sampled_from(["num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
-                                              "head_dim", "num_experts", "num_local_experts", "intermediate_size", "text_config",
-                                              "first_k_dense_replace", "decoder_sparse_step", "mlp_only_layers", "vocab_size"]),
-                           st.none() | st.integers(-5, 100000) | st.floats() | st.text(max_size=5) | st.lists(st.integers(0, 10)),
-                           max_size=10))
+@given(
+    cfg=st.dictionaries(
+        st.sampled_from(
+            [
+                "num_hidden_layers",
+                "hidden_size",
+                "num_attention_heads",
+                "num_key_value_heads",
+                "head_dim",
+                "num_experts",
+                "num_local_experts",
+                "intermediate_size",
+                "text_config",
+                "first_k_dense_replace",
+                "decoder_sparse_step",
+                "mlp_only_layers",
+                "vocab_size",
+            ]
+        ),
+        st.none() | st.integers(-5, 100000) | st.floats() | st.text(max_size=5) | st.lists(st.integers(0, 10)),
+        max_size=10,
+    )
+)
 def test_model_config_reader_refuses_bad_configs_cleanly(cfg):
     try:
         normalise(cfg, "config.json")
@@ -157,8 +179,16 @@ def test_absurd_numbers_get_a_clear_message(engine, scenario, expected):
 def test_a_huge_but_valid_request_gets_a_correct_answer(engine):
     from advisor.core.layouts import Layout
 
-    rec = engine.evaluate(build({"model": "llama 3.1 8b", "hardware": {"gpu": "h100 sxm", "gpus_per_node": 8, "nodes": 8},
-                                 "workload": {"concurrent_conversations": 1_000_000, "context_tokens": 131072}}, engine.kb))
+    rec = engine.evaluate(
+        build(
+            {
+                "model": "llama 3.1 8b",
+                "hardware": {"gpu": "h100 sxm", "gpus_per_node": 8, "nodes": 8},
+                "workload": {"concurrent_conversations": 1_000_000, "context_tokens": 131072},
+            },
+            engine.kb,
+        )
+    )
     assert rec.layout == Layout(64, 1, 1) and rec.finding("users-exceed-capacity") is not None
     assert rec.figures["conversations"] > 0
 
@@ -176,8 +206,20 @@ def test_an_enormous_file_is_read_in_part_with_a_note(tmp_path):
 
 def test_samples_cover_every_kind_of_evidence():
     kinds = {r.kind for name, text in SAMPLES.items() for r in READERS if r.recognise(text)}
-    assert kinds >= {"nvidia-smi-topo", "nvidia-smi-p2p", "nvidia-smi-q", "nvidia-smi-csv", "nvidia-smi-nvlink", "cmdline",
-                     "dmesg", "lspci", "launch", "nccl-tests", "p2p-bandwidth-test", "engine-log"}
+    assert kinds >= {
+        "nvidia-smi-topo",
+        "nvidia-smi-p2p",
+        "nvidia-smi-q",
+        "nvidia-smi-csv",
+        "nvidia-smi-nvlink",
+        "cmdline",
+        "dmesg",
+        "lspci",
+        "launch",
+        "nccl-tests",
+        "p2p-bandwidth-test",
+        "engine-log",
+    }
     assert Path(AUDIT_DATA).is_dir()
 
 

@@ -18,8 +18,23 @@ from advisor.core.engine import Engine
 from advisor.kb import cache
 from advisor.kb.paths import knowledge_dir, rules_dir
 
-README_FIRST = ["recommend", "--model", "llama 3.3 70b", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                "--gpu", "rtx pro 6000", "--gpus", "2", "--users", "60", "--context", "8192"]
+README_FIRST = [
+    "recommend",
+    "--model",
+    "llama 3.3 70b",
+    "--precision",
+    "fp8",
+    "--kv-cache-dtype",
+    "fp8",
+    "--gpu",
+    "rtx pro 6000",
+    "--gpus",
+    "2",
+    "--users",
+    "60",
+    "--context",
+    "8192",
+]
 
 
 @pytest.fixture()
@@ -80,7 +95,7 @@ def test_a_renamed_rule_file_invalidates_the_cache(cache_dir, tmp_path):
     engine = Engine.load(knowledge_dir(), rules)
     assert not engine.from_cache
     moved = [r.id for r in engine.rules.rules.values() if r.where.startswith(f"{renamed}:")]
-    assert moved and list(engine.rules.rules)[-len(moved):] == moved  # rules keep the order of their files
+    assert moved and list(engine.rules.rules)[-len(moved) :] == moved  # rules keep the order of their files
 
 
 @pytest.mark.parametrize("garbage", [b"", b"not a pickle at all", b"\x80\x05K\x01.", b"\x80\x05\x95\xff\xff\xff\xff"])
@@ -151,11 +166,15 @@ def test_rules_check_reads_the_files_even_when_the_cache_says_otherwise(cli, cac
 
 def test_a_warm_start_reads_no_yaml(cache_dir):
     """The field table and the report labels come from the cache too: a second run imports no PyYAML."""
-    code = ("import sys; from advisor.cli import main; main(['recommend', '--model', 'llama 3.3 70b', '--gpu', "
-            "'rtx pro 6000', '--gpus', '2']); print('yaml' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys; from advisor.cli import main; main(['recommend', '--model', 'llama 3.3 70b', '--gpu', "
+        "'rtx pro 6000', '--gpus', '2']); print('yaml' in sys.modules, file=sys.stderr)"
+    )
     env = {**os.environ, "ADVISOR_CACHE_DIR": str(cache_dir)}
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-            for _ in range(2)]
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        for _ in range(2)
+    ]
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["True", "False"]
     assert runs[0].stdout == runs[1].stdout
 

@@ -37,7 +37,7 @@ def flag_problems(line: str, kb: Knowledge) -> list[str]:
     engine = next((e for e in kb.engine_flags.values() if words[: len(e.program)] == list(e.program)), None)
     if engine is None:
         return [f"no known engine starts {line!r}"]
-    rest, problems = words[len(engine.program):], []
+    rest, problems = words[len(engine.program) :], []
     if engine.model_flag is None:
         if not rest or rest[0].startswith("-"):
             return [f"{engine.name}: the model must come first: {line!r}"]
@@ -88,46 +88,88 @@ def assert_valid(launch: dict[str, str], kb: Knowledge) -> None:
 
 
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "dense on one card": {"model": "Llama 3.1 8B", "hardware": {"gpu": "L40S", "gpus_per_node": 1},
-                          "workload": {"concurrent_conversations": 4}},
-    "dense replicas": {"model": "Llama 3.1 8B", "hardware": {"gpu": "L40S", "gpus_per_node": 4},
-                       "workload": {"concurrent_conversations": 16}},
-    "dense tp for latency": {"model": "Llama 3.1 8B", "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
-                             "workload": {"concurrent_conversations": 1, "goal": "latency"}},
+    "dense on one card": {
+        "model": "Llama 3.1 8B",
+        "hardware": {"gpu": "L40S", "gpus_per_node": 1},
+        "workload": {"concurrent_conversations": 4},
+    },
+    "dense replicas": {
+        "model": "Llama 3.1 8B",
+        "hardware": {"gpu": "L40S", "gpus_per_node": 4},
+        "workload": {"concurrent_conversations": 16},
+    },
+    "dense tp for latency": {
+        "model": "Llama 3.1 8B",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
+        "workload": {"concurrent_conversations": 1, "goal": "latency"},
+    },
     "fp8 seed, tp 2": with_users(RTX_PRO_70B, 60),
     "fp8 seed, replicas": with_users(RTX_PRO_70B, 20),
-    "fp8 seed, broken p2p, pp": {**with_users(RTX_PRO_70B, 60),
-                                 "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 2, "p2p": "broken"}},
-    "tp inside domains, pp between": {"model": "Llama 3.1 405B", "precision": "bf16",
-                                      "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8, "nvlink": "bridge-4"},
-                                      "workload": {"concurrent_conversations": 16}},
-    "pp across two nodes": {"model": "Llama 3.1 405B", "precision": "bf16",
-                            "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2, "node_link_gbps": 400},
-                            "workload": {"concurrent_conversations": 8}},
-    "moe ep on one node": {"model": "DeepSeek-V3", "precision": "fp8",
-                           "hardware": {"gpu": "H200 SXM", "gpus_per_node": 8},
-                           "workload": {"concurrent_conversations": 200}},
-    "moe ep over two nodes": {"model": "DeepSeek-V3", "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2},
-                              "workload": {"concurrent_conversations": 100}},
-    "moe ep over two nodes, latency": {"model": "DeepSeek-V3",
-                                       "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2},
-                                       "workload": {"concurrent_conversations": 100, "goal": "latency"}},
-    "qwen moe fp8 without a repository": {"model": "Qwen3-235B-A22B", "precision": "fp8",
-                                          "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8},
-                                          "workload": {"concurrent_conversations": 10}},
-    "nvfp4 without a repository": {"model": "Qwen3-235B-A22B", "precision": "nvfp4",
-                                   "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 2},
-                                   "workload": {"concurrent_conversations": 10}},
-    "online fp8 that fits": {"model": "Llama 3.1 70B", "precision": "fp8",
-                             "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
-                             "workload": {"concurrent_conversations": 40}},
-    "mxfp4 native": {"model": "gpt-oss-120b", "hardware": {"gpu": "H100 SXM", "gpus_per_node": 2},
-                     "workload": {"concurrent_conversations": 10}},
-    "config.json model": {"model": str(DATA / "qwen3-8b-config.json"),
-                          "hardware": {"gpu": "H100 SXM", "gpus_per_node": 2},
-                          "workload": {"concurrent_conversations": 10}},
-    "training": {"model": "Llama 3.1 8B", "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8},
-                 "workload": {"kind": "training"}},
+    "fp8 seed, broken p2p, pp": {
+        **with_users(RTX_PRO_70B, 60),
+        "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 2, "p2p": "broken"},
+    },
+    "tp inside domains, pp between": {
+        "model": "Llama 3.1 405B",
+        "precision": "bf16",
+        "hardware": {"gpu": "H200 NVL", "gpus_per_node": 8, "nvlink": "bridge-4"},
+        "workload": {"concurrent_conversations": 16},
+    },
+    "pp across two nodes": {
+        "model": "Llama 3.1 405B",
+        "precision": "bf16",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2, "node_link_gbps": 400},
+        "workload": {"concurrent_conversations": 8},
+    },
+    "moe ep on one node": {
+        "model": "DeepSeek-V3",
+        "precision": "fp8",
+        "hardware": {"gpu": "H200 SXM", "gpus_per_node": 8},
+        "workload": {"concurrent_conversations": 200},
+    },
+    "moe ep over two nodes": {
+        "model": "DeepSeek-V3",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2},
+        "workload": {"concurrent_conversations": 100},
+    },
+    "moe ep over two nodes, latency": {
+        "model": "DeepSeek-V3",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8, "nodes": 2},
+        "workload": {"concurrent_conversations": 100, "goal": "latency"},
+    },
+    "qwen moe fp8 without a repository": {
+        "model": "Qwen3-235B-A22B",
+        "precision": "fp8",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8},
+        "workload": {"concurrent_conversations": 10},
+    },
+    "nvfp4 without a repository": {
+        "model": "Qwen3-235B-A22B",
+        "precision": "nvfp4",
+        "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 2},
+        "workload": {"concurrent_conversations": 10},
+    },
+    "online fp8 that fits": {
+        "model": "Llama 3.1 70B",
+        "precision": "fp8",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 4},
+        "workload": {"concurrent_conversations": 40},
+    },
+    "mxfp4 native": {
+        "model": "gpt-oss-120b",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 2},
+        "workload": {"concurrent_conversations": 10},
+    },
+    "config.json model": {
+        "model": str(DATA / "qwen3-8b-config.json"),
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 2},
+        "workload": {"concurrent_conversations": 10},
+    },
+    "training": {
+        "model": "Llama 3.1 8B",
+        "hardware": {"gpu": "H100 SXM", "gpus_per_node": 8},
+        "workload": {"kind": "training"},
+    },
 }
 
 
@@ -164,9 +206,25 @@ def test_the_flag_table_cites_the_engines_for_every_flag(engine):
 
 
 def test_fp8_on_two_rtx_pro_6000_serves_the_published_fp8_checkpoint_the_weights_figure_counts(cli, engine):
-    code, out, err = cli("recommend", "--model", "llama 3.3 70b", "--precision", "fp8", "--kv-cache-dtype", "fp8",
-                         "--gpu", "rtx pro 6000", "--gpus", "2", "--users", "60", "--context", "8192",
-                         "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "llama 3.3 70b",
+        "--precision",
+        "fp8",
+        "--kv-cache-dtype",
+        "fp8",
+        "--gpu",
+        "rtx pro 6000",
+        "--gpus",
+        "2",
+        "--users",
+        "60",
+        "--context",
+        "8192",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert doc["figures"]["weights_gib"] == 68  # the seed's published FP8 checkpoint
@@ -178,10 +236,23 @@ def test_fp8_on_two_rtx_pro_6000_serves_the_published_fp8_checkpoint_the_weights
 
 
 def test_fp8_of_a_bf16_only_model_on_one_96_gb_card_does_not_offer_online_quantization(cli):
-    code, out, err = cli("recommend", "--model", "llama 3.1 70b", "--precision", "fp8", "--gpu", "rtx pro 6000",
-                         "--gpus", "1", "--users", "2", "--context", "4096")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "llama 3.1 70b",
+        "--precision",
+        "fp8",
+        "--gpu",
+        "rtx pro 6000",
+        "--gpus",
+        "1",
+        "--users",
+        "2",
+        "--context",
+        "4096",
+    )
     assert code == 0, err
-    launch = out[out.index("\nLaunch"):]
+    launch = out[out.index("\nLaunch") :]
     assert all("--quantization" not in line for line in commands(launch))
     assert "online quantization (--quantization fp8) is not offered" in launch
     assert "131.4 GiB (141.1 GB) per GPU, more than the 95.6 GiB of each GPU" in launch
@@ -200,8 +271,21 @@ def test_a_config_json_model_launches_from_its_folder_quoted(cli, engine, tmp_pa
     folder = tmp_path / "my models" / "Mistral Small"
     folder.mkdir(parents=True)
     (folder / "config.json").write_text((DATA / "qwen3-8b-config.json").read_text())
-    code, out, err = cli("recommend", "--model", str(folder / "config.json"), "--gpu", "h100 sxm", "--gpus", "2",
-                         "--users", "10", "--context", "8192", "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        str(folder / "config.json"),
+        "--gpu",
+        "h100 sxm",
+        "--gpus",
+        "2",
+        "--users",
+        "10",
+        "--context",
+        "8192",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     launch = json.loads(out)["launch"]
     assert "from config.json" not in launch["vllm"] + launch["sglang"]
@@ -212,8 +296,23 @@ def test_a_config_json_model_launches_from_its_folder_quoted(cli, engine, tmp_pa
 
 
 def test_multi_node_expert_parallelism_names_its_all_to_all_backend(cli, engine):
-    code, out, err = cli("recommend", "--model", "deepseek-v3", "--gpu", "h100 sxm", "--gpus", "8", "--nodes", "2",
-                         "--users", "100", "--context", "8192", "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "deepseek-v3",
+        "--gpu",
+        "h100 sxm",
+        "--gpus",
+        "8",
+        "--nodes",
+        "2",
+        "--users",
+        "100",
+        "--context",
+        "8192",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     launch = json.loads(out)["launch"]
     vllm, sglang = commands(launch["vllm"]), commands(launch["sglang"])
@@ -232,8 +331,19 @@ def test_expert_parallelism_on_one_node_keeps_the_default_backend(advise):
 
 
 def test_a_full_fine_tune_gets_no_serving_command_and_the_reason(cli):
-    code, out, err = cli("recommend", "--model", "llama 3.1 8b", "--gpu", "h100 sxm", "--gpus", "8",
-                         "--workload", "training", "--format", "json")
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "llama 3.1 8b",
+        "--gpu",
+        "h100 sxm",
+        "--gpus",
+        "8",
+        "--workload",
+        "training",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     launch = json.loads(out)["launch"]
     assert set(launch) == {"training"}

@@ -7,7 +7,7 @@ import json
 
 
 def test_deepseek_v3_reads_its_37b_activated_parameters_per_token(cli):
-    """"How fast can one user go with DeepSeek-V3 on an 8 x H200 box?" The model card: 671B total,
+    """ "How fast can one user go with DeepSeek-V3 on an 8 x H200 box?" The model card: 671B total,
     37B activated per token; the FP8 checkpoint is about one byte per parameter."""
     code, out, _ = cli("recommend", "--model", "deepseek v3", "--gpu", "h200", "--gpus", "8", "--format", "json")
     doc = json.loads(out)
@@ -22,8 +22,7 @@ def test_every_moe_bound_reads_the_activated_share_of_the_checkpoint(engine):
     from advisor.inputs.scenario import build
 
     for model in (m for m in engine.kb.models.values() if m.kind == "moe" and m.active_params_b):
-        rec = engine.evaluate(build({"model": model.name, "hardware": {"gpu": "b200", "gpus_per_node": 8}},
-                                    engine.kb))
+        rec = engine.evaluate(build({"model": model.name, "hardware": {"gpu": "b200", "gpus_per_node": 8}}, engine.kb))
         env = rec.env
         share = env["active_weight_bytes"] / env["weights_bytes"]
         assert abs(share - model.active_params_b / model.params_b) < 1e-9, model.id

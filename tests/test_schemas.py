@@ -25,15 +25,18 @@ from tests.evidence_data import AUDIT_DATA, bundle, verbatim
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "tests" / "data" / "scenario-rtx-pro-60-users.yaml"
 REGISTRY = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in schemas.all_schemas()])
-PLAN_3090 = ("model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 4}\n"
-             "deployment: {tp: 2, gpus: [0, 1]}\n"
-             "accept:\n  - {rule: tp-over-pcie, reason: NVLink bridges are on order, expires: 2099-01-01}\n")
+PLAN_3090 = (
+    "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\nworkload: {concurrent_conversations: 4}\n"
+    "deployment: {tp: 2, gpus: [0, 1]}\n"
+    "accept:\n  - {rule: tp-over-pcie, reason: NVLink bridges are on order, expires: 2099-01-01}\n"
+)
 
 
 def problems(doc: dict[str, Any], schema_id: str | None = None) -> list[str]:
     """Where a document breaks the schema of its own `schema` id (or of `schema_id`), one line each."""
-    validator = Draft202012Validator(schemas.load(schema_id or doc["schema"]), registry=REGISTRY,
-                                     format_checker=FormatChecker())
+    validator = Draft202012Validator(
+        schemas.load(schema_id or doc["schema"]), registry=REGISTRY, format_checker=FormatChecker()
+    )
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in validator.iter_errors(doc)]
 
 
@@ -47,8 +50,14 @@ def test_every_schema_is_a_draft_2020_12_schema_and_every_id_has_one():
     for schema in schemas.all_schemas():
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         Draft202012Validator.check_schema(schema)
-    assert set(schemas.FILES) == {"advisor.recommendation/1", "advisor.audit/1", "advisor.audit-fleet/1",
-                                  "advisor.sizing/1", "advisor.collect/1", "advisor.transcript/1"}
+    assert set(schemas.FILES) == {
+        "advisor.recommendation/1",
+        "advisor.audit/1",
+        "advisor.audit-fleet/1",
+        "advisor.sizing/1",
+        "advisor.collect/1",
+        "advisor.transcript/1",
+    }
     for schema_id in schemas.FILES:
         assert schemas.load(schema_id)["properties"]["schema"] == {"const": schema_id}
 
@@ -62,13 +71,17 @@ def test_the_schemas_enums_are_the_advisors_own():
     assert common["scenario"]["properties"]["engine"]["enum"] == list(ENUMS["engine"])
 
 
-@pytest.mark.parametrize("args", [
-    ("--model", "llama 3.1 8b", "--gpu", "l4"),
-    ("--model", "qwen3-32b", "--gpu", "h100 sxm", "--gpus", "8", "--users", "10", "--lang", "de"),
-    ("--model", "Qwen3-235B-A22B", "--precision", "fp8", "--gpu", "h100 sxm", "--gpus", "8", "--users", "32"),
-    ("--model", "Llama 3.1 405B", "--gpu", "rtx 4090", "--gpus", "2"),
-    (str(SCENARIO), "--layout", "tp=1"),
-], ids=["one-card", "german", "moe", "no-fit", "why-not-layout"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--model", "llama 3.1 8b", "--gpu", "l4"),
+        ("--model", "qwen3-32b", "--gpu", "h100 sxm", "--gpus", "8", "--users", "10", "--lang", "de"),
+        ("--model", "Qwen3-235B-A22B", "--precision", "fp8", "--gpu", "h100 sxm", "--gpus", "8", "--users", "32"),
+        ("--model", "Llama 3.1 405B", "--gpu", "rtx 4090", "--gpus", "2"),
+        (str(SCENARIO), "--layout", "tp=1"),
+    ],
+    ids=["one-card", "german", "moe", "no-fit", "why-not-layout"],
+)
 def test_recommendations_validate(cli, args):
     code, out, err = cli("recommend", *args, "--format", "json")
     assert code == 0, err
@@ -81,17 +94,25 @@ def test_recommendations_validate(cli, args):
 
 def test_audits_of_real_captures_validate_single_files_and_bundles(cli, tmp_path):
     singles = {
-        "audit-pcie-link-downgraded": ["lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt",
-                                       "topo_06_2xRTX5090_threadripper_phb_tabs.txt",
-                                       "launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt"],
-        "audit-nccl-timeout": ["log_03_vllm_watchdog_allreduce_timeout_600s.txt",
-                               "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"],
-        "audit-busbw-below-link": ["nccl_08_4090_p2p_patch_allreduce_12.7GBs_rows_excerpt.txt",
-                                   "smi_05_4xRTXPRO6000_query_gpu_csv_noheader.txt"],
+        "audit-pcie-link-downgraded": [
+            "lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt",
+            "topo_06_2xRTX5090_threadripper_phb_tabs.txt",
+            "launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt",
+        ],
+        "audit-nccl-timeout": [
+            "log_03_vllm_watchdog_allreduce_timeout_600s.txt",
+            "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt",
+        ],
+        "audit-busbw-below-link": [
+            "nccl_08_4090_p2p_patch_allreduce_12.7GBs_rows_excerpt.txt",
+            "smi_05_4xRTXPRO6000_query_gpu_csv_noheader.txt",
+        ],
         "audit-nvlink-inactive": ["smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt"],
-        None: ["dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt",
-               "cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt",
-               "launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt"],
+        None: [
+            "dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt",
+            "cmdline_01_esc8000a_grub_amd_iommu_off_iommu_pt.txt",
+            "launch_04_vllm_api_server_tp8_expert_parallel_typo_flag.txt",
+        ],
     }
     for rule, names in singles.items():
         paths = [str(AUDIT_DATA / n) for n in names]
@@ -100,8 +121,10 @@ def test_audits_of_real_captures_validate_single_files_and_bundles(cli, tmp_path
         findings = {f["rule"]: f for f in valid(json.loads(out))["findings"]}
         if rule:
             assert findings[rule]["evidence"][0]["line"] > 0
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": PLAN_3090})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN_3090},
+    )
     code, out, _ = cli("audit", str(folder), "--format", "json", "--lang", "de")
     doc = valid(json.loads(out))
     accepted = next(f for f in doc["findings"] if f["rule"] == "tp-over-pcie")
@@ -110,18 +133,23 @@ def test_audits_of_real_captures_validate_single_files_and_bundles(cli, tmp_path
 
 def test_fleet_audit_validates_with_an_unusable_bundle(cli, tmp_path):
     bundle(tmp_path / "host-a", {"topo.txt": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt")})
-    bundle(tmp_path / "host-b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                 "deployment.yaml": PLAN_3090})
+    bundle(
+        tmp_path / "host-b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN_3090},
+    )
     bundle(tmp_path / "host-empty", {"empty.txt": ""})
     code, out, _ = cli("audit", "--fleet", str(tmp_path), "--format", "json")
     doc = valid(json.loads(out))
     assert sorted(b["error"] is None for b in doc["bundles"]) == [False, True, True]
 
 
-@pytest.mark.parametrize("args", [
-    ("--model", "Qwen3-235B-A22B", "--precision", "fp8", "--users", "32"),
-    ("--model", "llama 3.3 70b", "--precision", "fp8", "--lang", "de"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--model", "Qwen3-235B-A22B", "--precision", "fp8", "--users", "32"),
+        ("--model", "llama 3.3 70b", "--precision", "fp8", "--lang", "de"),
+    ],
+)
 def test_sizing_validates(cli, args):
     code, out, err = cli("size", *args, "--format", "json")
     assert code == 0, err
@@ -150,8 +178,10 @@ def test_recorded_transcripts_validate(cli, tmp_path):
     assert code == 0 and "transcript recorded" in err
     doc = valid(json.loads(next((tmp_path / "r").glob("*.json")).read_text()))
     assert doc["complete"] and doc["result"]["layout_label"] == "TP 2"
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": PLAN_3090})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN_3090},
+    )
     cli("audit", str(folder), "--record", "--transcripts", str(tmp_path / "a"))
     doc = valid(json.loads(next((tmp_path / "a").glob("*.json")).read_text()))
     assert doc["kind"] == "audit" and any(f["suppressed"] for f in doc["result"]["findings"])
@@ -162,8 +192,10 @@ def test_a_finding_has_one_shape_in_every_document(cli, tmp_path):
     recommended = json.loads(out)["findings"][0]
     _, out, _ = cli("size", "--model", "Llama 3.1 405B", "--precision", "fp8", "--users", "2", "--format", "json")
     purchase = json.loads(out)["purchase"][0]
-    folder = bundle(tmp_path / "b", {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"),
-                                     "deployment.yaml": PLAN_3090})
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim("topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"), "deployment.yaml": PLAN_3090},
+    )
     _, out, _ = cli("audit", str(folder), "--format", "json")
     audited = json.loads(out)["findings"][0]
     assert list(recommended) == list(purchase)

@@ -22,8 +22,11 @@ def test_llama_70b_activation_is_16_kib_and_160_allreduces_carry_2_5_mib(advise)
 
 @pytest.mark.parametrize(("tp", "ms"), [(2, 82), (4, 123), (8, 143)])
 def test_2000_token_prompt_over_pcie5_takes_82_123_143_ms(advise, tp, ms):
-    scenario = {**RTX_PRO_70B, "hardware": {"gpu": "RTX PRO 6000 Server", "gpus_per_node": 8},
-                "workload": {"prompt_tokens": 2000, "concurrent_conversations": 8}}
+    scenario = {
+        **RTX_PRO_70B,
+        "hardware": {"gpu": "RTX PRO 6000 Server", "gpus_per_node": 8},
+        "workload": {"prompt_tokens": 2000, "concurrent_conversations": 8},
+    }
     rec = advise(scenario, layout=Layout(1, tp, 1))
     assert rec.env["tp_link"] == "pcie"
     assert rec.env["tp_link_gbs"] == 64
@@ -32,9 +35,12 @@ def test_2000_token_prompt_over_pcie5_takes_82_123_143_ms(advise, tp, ms):
 
 @pytest.mark.parametrize(("tp", "bridge", "pcie_ms"), [(2, "bridge-2", 81.92), (4, "bridge-4", 122.88)])
 def test_h200_nvl_bridge_takes_about_a_seventh_of_the_pcie_time(advise, tp, bridge, pcie_ms):
-    scenario = {"model": "llama-3.3-70b-instruct", "precision": "bf16",
-                "hardware": {"gpu": "H200 NVL", "gpus_per_node": tp, "nvlink": bridge},
-                "workload": {"prompt_tokens": 2000, "concurrent_conversations": 8}}
+    scenario = {
+        "model": "llama-3.3-70b-instruct",
+        "precision": "bf16",
+        "hardware": {"gpu": "H200 NVL", "gpus_per_node": tp, "nvlink": bridge},
+        "workload": {"prompt_tokens": 2000, "concurrent_conversations": 8},
+    }
     rec = advise(scenario, layout=Layout(1, tp, 1))
     assert rec.env["tp_link"] == "nvlink"
     assert rec.env["tp_link_gbs"] == 450
@@ -74,8 +80,11 @@ def test_bubble_at_depth_4_with_8_micro_batches_is_27_percent_gpipe_and_37_5_meg
 
 
 def test_pipeline_scenario_reports_both_bubble_forms(advise):
-    scenario = {**RTX_PRO_70B, "hardware": {"gpu": "RTX PRO 6000 Server", "gpus_per_node": 4},
-                "workload": {"concurrent_conversations": 8}}
+    scenario = {
+        **RTX_PRO_70B,
+        "hardware": {"gpu": "RTX PRO 6000 Server", "gpus_per_node": 4},
+        "workload": {"concurrent_conversations": 8},
+    }
     rec = advise(scenario, layout=Layout(1, 1, 4))
     assert rec.env["micro_batches"] == 8
     assert rec.figures["bubble_fraction"] == pytest.approx(0.2727, abs=1e-4)
@@ -94,15 +103,23 @@ def test_70b_bf16_gradients_are_140_gb_about_two_seconds_over_pcie5(engine):
 
 
 def test_nvlink_is_seven_times_pcie5_per_direction_not_fourteen(advise):
-    rec = advise({"model": "llama-3.3-70b-instruct", "hardware": {"gpu": "H200 NVL", "gpus_per_node": 2, "nvlink": "bridge-2"}})
+    rec = advise(
+        {"model": "llama-3.3-70b-instruct", "hardware": {"gpu": "H200 NVL", "gpus_per_node": 2, "nvlink": "bridge-2"}}
+    )
     assert rec.env["nvlink_speedup"] == pytest.approx(450 / 64)
     assert round(rec.env["nvlink_speedup"]) == 7
 
 
 def test_qwen3_235b_checkpoints_134_gb_nvfp4_and_236_gb_fp8_need_two_or_four_cards(advise):
     for precision, size_gb in (("nvfp4", 134), ("fp8", 236)):
-        rec = advise({"model": "Qwen3-235B-A22B", "precision": precision,
-                      "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4}, "workload": {"concurrent_conversations": 8}})
+        rec = advise(
+            {
+                "model": "Qwen3-235B-A22B",
+                "precision": precision,
+                "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4},
+                "workload": {"concurrent_conversations": 8},
+            }
+        )
         assert rec.env["weights_bytes"] == size_gb * 1e9
         assert not rec.env["fits_one_gpu"]
         assert rec.layout.gpus_per_instance == (2 if precision == "nvfp4" else 4)

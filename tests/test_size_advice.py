@@ -11,8 +11,10 @@ import pytest
 @pytest.fixture()
 def four_teams(tmp_path):
     plan = tmp_path / "four-teams.yaml"
-    plan.write_text("model: mistral small 24b\nworkload:\n  independent_models: 4\n  concurrent_conversations: 8\n",
-                    encoding="utf-8")
+    plan.write_text(
+        "model: mistral small 24b\nworkload:\n  independent_models: 4\n  concurrent_conversations: 8\n",
+        encoding="utf-8",
+    )
     return str(plan)
 
 
@@ -45,7 +47,7 @@ def test_one_model_for_sixty_users_gets_no_buy_one_card_beside_a_two_gpu_answer(
         if row["layout"] and row["layout"]["tp"] * row["layout"]["pp"] > 1:
             assert row["status"] == "split", row["id"]
     assert rows["rtx-pro-6000-ws-x2"]["status"] == "split"  # TP 2
-    assert doc["platforms"][0]["status"] == "one-card"      # 1 GPU
+    assert doc["platforms"][0]["status"] == "one-card"  # 1 GPU
     assert rows[doc["smallest"]]["layout"]["gpus_per_replica"] == 2
     rules = [f["rule"] for f in doc["purchase"]]
     assert "buy-one-card" not in rules and "buy-split-for-conversations" in rules
@@ -73,4 +75,3 @@ def test_a_model_only_an_sxm_gpu_holds_alone_means_a_board(cli):
     assert set(advice) == {"buy-board-when-only-sxm-holds-it"}
     assert "8 × HGX B300" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
     assert "boards of 4 or 8 GPUs" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
-

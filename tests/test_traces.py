@@ -28,8 +28,9 @@ def test_size_json_traces_every_purchase_rule(cli, engine):
 
 def test_audit_json_traces_the_host_rules_and_the_facts_they_read(cli, engine):
     """lspci -vvv of an ESC8000A whose GPU link trained at 2.5 GT/s: the host rule fires, with its fact."""
-    code, out, _ = cli("audit", str(AUDIT / "lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"),
-                       "--format", "json")
+    code, out, _ = cli(
+        "audit", str(AUDIT / "lspci_01_rtx6000ada_esc8000a_gpu_lnksta_2.5GT_downgraded_bar64G.txt"), "--format", "json"
+    )
     doc = json.loads(out)
     outcomes = _outcomes(doc)
     assert {r.id for r in engine.rules.in_scope("audit")} <= set(outcomes)
@@ -42,7 +43,9 @@ def test_audit_trace_includes_the_deployed_layouts_rules(cli, tmp_path):
     """A planned deployment beside a real topology: the layout rules appear with the deployed layout."""
     plan = tmp_path / "deployment.yaml"
     plan.write_text("model: llama 3.3 70b\nprecision: fp8\nhardware:\n  gpu: rtx 5090\ndeployment:\n  tp: 2\n")
-    code, out, _ = cli("audit", str(plan), str(AUDIT / "topo_06_2xRTX5090_threadripper_phb_tabs.txt"), "--format", "json")
+    code, out, _ = cli(
+        "audit", str(plan), str(AUDIT / "topo_06_2xRTX5090_threadripper_phb_tabs.txt"), "--format", "json"
+    )
     doc = json.loads(out)
     assert {t["layout"] for t in doc["trace"] if t["layout"]} == {"TP 2"}
     assert any(t["layout"] is None for t in doc["trace"])  # scenario and host rules too

@@ -50,7 +50,11 @@ def test_replay_names_the_rule_that_changed(cli, tmp_path, monkeypatch):
     rules = tmp_path / "rules"
     shutil.copytree(rules_dir(), rules)
     p2p = rules / "p2p.yaml"
-    p2p.write_text(p2p.read_text().replace("when: tp > 1 and tp_link == 'pcie'\n", "when: tp > 1 and tp_link == 'pcie' and users > 100\n", 1))
+    p2p.write_text(
+        p2p.read_text().replace(
+            "when: tp > 1 and tp_link == 'pcie'\n", "when: tp > 1 and tp_link == 'pcie' and users > 100\n", 1
+        )
+    )
     monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
     assert code == 1
@@ -73,7 +77,10 @@ def test_redaction_of_real_evidence_keeps_placeholders_stable():
     r = Redactor()
     topo = verbatim("topo_13_5xRTX50_epyc_1numa_node_phb_tabs.txt")
     smi = verbatim("smi_01_h800_hgx_nvidia_smi_q_i0.txt")
-    launch = "HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456 vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --api-key sk-live-0123456789abcdefghij\n"
+    launch = (
+        "HF_TOKEN=hf_QwErTyUiOpAsDfGhJkLzXcVbNm123456 vllm serve meta-llama/Llama-3.3-70B-Instruct "
+        "--tensor-parallel-size 2 --api-key sk-live-0123456789abcdefghij\n"
+    )
     out = r.text(topo + smi + launch + "again: epyc and GPU-34bf77d1-c686-6821-79a8-32d326c5039c")
     assert "root@host-1" in out and "epyc" not in out
     assert "GPU-34bf77d1" not in out and "gpu-uuid-1" in out and out.count("gpu-uuid-1") == 2
@@ -143,7 +150,12 @@ def test_a_chat_killed_mid_session_leaves_a_recoverable_transcript(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "advisor", "chat", "--plain", "--transcripts", str(tmp_path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     assert proc.stdin and proc.stdout
     deadline = time.monotonic() + 60
@@ -180,7 +192,9 @@ def test_transcripts_list_show_export(cli, tmp_path):
 def test_knowledge_change_is_visible_in_the_hash(tmp_path):
     kb = tmp_path / "knowledge"
     shutil.copytree(knowledge_dir(), kb)
-    (kb / "settings.yaml").write_text((kb / "settings.yaml").read_text().replace("context_tokens: 8192", "context_tokens: 4096"))
+    (kb / "settings.yaml").write_text(
+        (kb / "settings.yaml").read_text().replace("context_tokens: 8192", "context_tokens: 4096")
+    )
     assert Engine.load(kb, rules_dir()).knowledge_hash != Engine.load().knowledge_hash
 
 
@@ -222,7 +236,10 @@ def test_the_plain_chat_is_the_full_dialogue_in_plain_text(tmp_path):
 
     from advisor.chat import plain as plainchat
 
-    answers = "llama 3.3 70b in fp8 with fp8 kv cache\n2 RTX PRO 6000\n60 users\n8k\nwhy not pp 2\nwhat if 20 users\n/set users 20\nquit\n"
+    answers = (
+        "llama 3.3 70b in fp8 with fp8 kv cache\n2 RTX PRO 6000\n60 users\n8k\n"
+        "why not pp 2\nwhat if 20 users\n/set users 20\nquit\n"
+    )
     out = io.StringIO()
     plainchat.run(Engine.load(), "en", tmp_path, stdin=io.StringIO(answers), stdout=out)
     text = out.getvalue()

@@ -15,9 +15,20 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "advisor"
 WINGS = ["ground", "kb", "inputs", "core", "services", "render", "chat", "tui", "cli"]
 TOP_LEVEL = {
-    "errors": "ground", "yamlio": "ground", "fuzzy": "ground", "i18n": "ground", "redact": "ground", "diskcache": "ground",
-    "audit": "services", "size": "services", "collect": "services", "transcripts": "services",
-    "rules_check": "services", "cli": "cli", "completion": "cli", "__main__": "cli",
+    "errors": "ground",
+    "yamlio": "ground",
+    "fuzzy": "ground",
+    "i18n": "ground",
+    "redact": "ground",
+    "diskcache": "ground",
+    "audit": "services",
+    "size": "services",
+    "collect": "services",
+    "transcripts": "services",
+    "rules_check": "services",
+    "cli": "cli",
+    "completion": "cli",
+    "__main__": "cli",
 }
 
 
@@ -51,7 +62,9 @@ def imports(path: Path, module: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             if base.startswith("advisor"):
                 found.add(base)
     return found
@@ -65,8 +78,11 @@ def test_every_module_belongs_to_a_wing():
 def upward(module: str, path: Path) -> list[str]:
     """The imports of `module` that reach a higher wing."""
     mine = WINGS.index(wing(module))
-    return [f"{module} ({wing(module)}) imports {target} ({wing(target)})"
-            for target in sorted(imports(path, module)) if WINGS.index(wing(target)) > mine]
+    return [
+        f"{module} ({wing(module)}) imports {target} ({wing(target)})"
+        for target in sorted(imports(path, module))
+        if WINGS.index(wing(target)) > mine
+    ]
 
 
 def test_no_module_imports_from_a_higher_wing():
@@ -86,7 +102,7 @@ def test_no_import_circle_between_modules():
             if nxt == node or (node.startswith(nxt + ".") and nxt in graph):
                 continue  # a package's own __init__ is not a circle
             if seen.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in seen:
                 found = visit(nxt)
                 if found:

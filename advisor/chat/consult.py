@@ -24,8 +24,24 @@ from advisor.inputs.freetext import Understood, understand
 from advisor.inputs.scenario import build
 
 REQUIRED = ("model", "gpu", "gpus_per_node")
-ASK_ORDER = ("model", "gpu", "gpus_per_node", "users", "context_tokens", "goal", "precision", "nvlink", "p2p",
-             "iommu", "acs", "virtualized", "kv_cache_dtype", "nodes", "node_link_gbs", "workload_kind")
+ASK_ORDER = (
+    "model",
+    "gpu",
+    "gpus_per_node",
+    "users",
+    "context_tokens",
+    "goal",
+    "precision",
+    "nvlink",
+    "p2p",
+    "iommu",
+    "acs",
+    "virtualized",
+    "kv_cache_dtype",
+    "nodes",
+    "node_link_gbs",
+    "workload_kind",
+)
 PROBES: dict[str, tuple[Any, ...]] = {
     "users": (1, 16, 64, 256),
     "context_tokens": (2048, 32768, 131072),
@@ -173,8 +189,9 @@ class Consultation:
                     tried = self._trials()
                 if fact not in tried or not self._matters(field_path, tried[fact]):
                     continue
-            self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules,
-                                  tuple(spec.choices))
+            self.asked = Question(
+                fact, spec.question.get(self.lang) if spec.question else fact, rules, tuple(spec.choices)
+            )
             return self.asked
         self.asked = None
         return None

@@ -17,18 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor.chat.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, outcome
-from advisor.inputs.evidence.topo import nvlink_kind
-from advisor.core.engine import Engine
-from advisor.errors import AdvisorError
-from advisor.kb.knowledge import Citation
-from advisor.core.layouts import Layout, parse_layout
-from advisor.core.records import Recommendation
-from advisor.inputs.scenario import SUFFIXES
 from advisor.chat import replies
+from advisor.chat.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, outcome
 from advisor.chat.replies import cited
 from advisor.chat.strings import fact_label, format_value, t
+from advisor.core.engine import Engine
+from advisor.core.layouts import Layout, parse_layout
+from advisor.core.records import Recommendation
+from advisor.errors import AdvisorError
 from advisor.i18n import LANGS
+from advisor.inputs.evidence.topo import nvlink_kind
+from advisor.inputs.scenario import SUFFIXES
+from advisor.kb.knowledge import Citation
 
 COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", "/audit", "/set")
 PANEL_FACTS = (*ASK_ORDER, "engine", "prompt_tokens", "memory_utilization")
@@ -37,8 +37,9 @@ RecorderFactory = Callable[[Engine, str], Any]
 WHY = re.compile(r"^(why|warum|wieso|weshalb)\s*\??$", re.I)
 HOW = re.compile(r"^(how|wie|how so|wie das)\s*\??$", re.I)
 WHY_NOT = re.compile(r"^(why not|warum nicht|wieso nicht|weshalb nicht)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S)
-WHAT_IF = re.compile(r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b[\s:,]*(.*?)[\s?!.]*$",
-                     re.I | re.S)
+WHAT_IF = re.compile(
+    r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S
+)
 YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
 
 
@@ -83,7 +84,8 @@ class Reply:
 
 
 def parse_intent(text: str) -> tuple[str, str]:
-    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest) or ('answer', text)."""
+    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest)
+    or ('answer', text)."""
     said = text.strip()
     if said.startswith("/"):
         return "command", said
@@ -168,8 +170,9 @@ class ChatSession:
         self.offered: list[str] = []
         self.settled_announced = False
         self.transcript_note: str | None = None
-        self._names = tuple(dict.fromkeys([m.name for m in engine.kb.models.values()] +
-                                          [g.name for g in engine.kb.gpus.values()]))
+        self._names = tuple(
+            dict.fromkeys([m.name for m in engine.kb.models.values()] + [g.name for g in engine.kb.gpus.values()])
+        )
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -282,10 +285,16 @@ class ChatSession:
         lines = c.why(q.fact)
         if not lines:
             text = f"**{t('why_head', lang, fact=fact_label(q.fact, lang))}**\n\n" + t(
-                "why_required", lang, fact=fact_label(q.fact, lang))
+                "why_required", lang, fact=fact_label(q.fact, lang)
+            )
         else:
-            text = replies.why_text(q.fact, lines, [rid for rid, _ in lines if rid in self.engine.rules.rules],
-                                    self.engine.rules.rules, lang)
+            text = replies.why_text(
+                q.fact,
+                lines,
+                [rid for rid, _ in lines if rid in self.engine.rules.rules],
+                self.engine.rules.rules,
+                lang,
+            )
         return self._reply(said, text + "\n\n" + replies.question_text(q, lang), "why")
 
     def _how(self, said: str) -> Reply:
@@ -311,7 +320,9 @@ class ChatSession:
         if layout is None:
             return self._reply(said, t("why_not_unreadable", lang, text=arg), "why_not")
         if layout.gpus > total:
-            return self._reply(said, t("why_not_too_many", lang, layout=layout.label(), need=layout.gpus, have=total), "why_not")
+            return self._reply(
+                said, t("why_not_too_many", lang, layout=layout.label(), need=layout.gpus, have=total), "why_not"
+            )
         try:
             trial = c.why_not(layout)
         except AdvisorError as exc:
@@ -330,7 +341,9 @@ class ChatSession:
             return self._reply(said, t("what_if_unreadable", lang, text=arg), "what_if")
         if after is None:
             return self._reply(said, t("what_if_failed", lang, error=error), "what_if", understood=dict(changed))
-        return self._reply(said, replies.what_if_text(changed, before, after, lang), "what_if", understood=dict(changed))
+        return self._reply(
+            said, replies.what_if_text(changed, before, after, lang), "what_if", understood=dict(changed)
+        )
 
     # --- evidence ----------------------------------------------------------------------------------
 
@@ -343,7 +356,10 @@ class ChatSession:
         if not gpus or not parsed.data.get("paths"):
             return self._reply(said, t("topo_unreadable", lang) + "".join(f"\n- {n}" for n in parsed.notes), "topo")
         before = outcome(self.c.rec)
-        wanted = {"hardware.gpus_per_node": len(gpus), "hardware.nvlink": nvlink_kind(gpus, parsed.data.get("nvlinks", {}))}
+        wanted = {
+            "hardware.gpus_per_node": len(gpus),
+            "hardware.nvlink": nvlink_kind(gpus, parsed.data.get("nvlinks", {})),
+        }
         taken: dict[str, Any] = {}
         problems = []
         for path, value in wanted.items():
@@ -389,7 +405,9 @@ class ChatSession:
             return self._reply(said, text, "command", action="lang")
         if word == "/sources":
             if self.c.rec is None:
-                return self._reply(said, replies.all_sources_text(self.engine.kb, lang), "command", action="tab:sources")
+                return self._reply(
+                    said, replies.all_sources_text(self.engine.kb, lang), "command", action="tab:sources"
+                )
             notes = replies.footnotes(self.c.rec, self.engine.kb)
             return self._reply(said, replies.sources_text(notes, lang), "command", action="tab:sources")
         if word == "/rules":
@@ -407,14 +425,19 @@ class ChatSession:
                 return self._reply(said, t("no_report", lang), "command")
             from advisor.render.markdown import recommendation
 
-            return self._reply(said, "", "command", action="report", record=False,
-                               report=recommendation(self.c.rec, self.engine.kb))
+            return self._reply(
+                said, "", "command", action="report", record=False, report=recommendation(self.c.rec, self.engine.kb)
+            )
         if word == "/audit":
             return self._audit(said, arg)
         if word == "/set":
             return self._set(said, arg)
-        return self._reply(said, t("unknown_command", lang, command=word, commands=", ".join(f"`{c}`" for c in COMMANDS)),
-                           "command", record=False)
+        return self._reply(
+            said,
+            t("unknown_command", lang, command=word, commands=", ".join(f"`{c}`" for c in COMMANDS)),
+            "command",
+            record=False,
+        )
 
     def _set(self, said: str, arg: str) -> Reply:
         c, lang = self.c, self.lang
@@ -429,7 +452,9 @@ class ChatSession:
         try:
             value = _to_value(spec, value_text)
         except ValueError as exc:
-            return self._reply(said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command")
+            return self._reply(
+                said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command"
+            )
         old = c.fields.get(path, c.assumed().get(fact))
         before = outcome(c.rec)
         error = self.c.set(path, value)
@@ -437,8 +462,16 @@ class ChatSession:
             text = t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=error)
             return self._reply(said, text, "command")
         self.origins[path] = "edit"
-        parts = [t("set_done", lang, fact=fact_label(fact, lang), old=format_value(old, lang), new=format_value(value, lang)),
-                 *self._after(before)]
+        parts = [
+            t(
+                "set_done",
+                lang,
+                fact=fact_label(fact, lang),
+                old=format_value(old, lang),
+                new=format_value(value, lang),
+            ),
+            *self._after(before),
+        ]
         return self._reply(said, "\n\n".join(parts), "set", understood={path: value})
 
     def _fact_named(self, name: str) -> str | None:
@@ -477,8 +510,9 @@ class ChatSession:
             if self.recorder is None:
                 return
         notes = cited(reply.text, reply.notes, self.engine.kb)
-        self.recorder.turn(reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood,
-                           markdown=True)
+        self.recorder.turn(
+            reply.said, reply.text + (f"\n\n{notes}" if notes else ""), self.c.rec, reply.understood, markdown=True
+        )
         failed = getattr(self.recorder, "failed", None)
         if failed and failed != self.transcript_note:
             self.transcript_note = failed
@@ -527,12 +561,33 @@ class ChatSession:
         lang = self.lang
         words = [t(f"word_{w}", lang) for w in ("why", "how", "why_not", "what_if", "skip")]
         choices = [replies.choice_text(ch) for ch in self.question.choices] if self.question else []
-        return tuple(dict.fromkeys([*self.offered, *choices, *self._names, *words, "/lang de", "/lang en",
-                                    *(c for c in COMMANDS if c != "/lang")]))
+        return tuple(
+            dict.fromkeys(
+                [
+                    *self.offered,
+                    *choices,
+                    *self._names,
+                    *words,
+                    "/lang de",
+                    "/lang en",
+                    *(c for c in COMMANDS if c != "/lang"),
+                ]
+            )
+        )
 
     def _reply(self, said: str, text: str, kind: str, notes: list[Citation] | None = None, **extra: Any) -> Reply:
         rec = self.c.rec
         if notes is None:
             notes = replies.footnotes(rec, self.engine.kb).items if rec is not None else []
-        return Reply(said=said, text=text, kind=kind, lang=self.lang, rec=rec, question=self.question,
-                     facts=self.facts(), notes=list(notes), suggestions=self.suggestions(), **extra)
+        return Reply(
+            said=said,
+            text=text,
+            kind=kind,
+            lang=self.lang,
+            rec=rec,
+            question=self.question,
+            facts=self.facts(),
+            notes=list(notes),
+            suggestions=self.suggestions(),
+            **extra,
+        )

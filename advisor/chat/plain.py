@@ -66,8 +66,14 @@ def messages(stdin: TextIO) -> Iterator[str]:
             yield line.strip()
 
 
-def run(engine: Engine, lang: str = "en", transcripts: Path | None = None, stdin: TextIO = sys.stdin,
-        stdout: TextIO = sys.stdout, redact: bool = True) -> int:
+def run(
+    engine: Engine,
+    lang: str = "en",
+    transcripts: Path | None = None,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+    redact: bool = True,
+) -> int:
     """Answer message by message until end of input or 'quit'; every turn is recorded before it is printed."""
     factory = recorder_factory(transcripts, redact, on_error=lambda m: print(f"(note: {m})", file=sys.stderr))
     session = ChatSession(engine, lang, factory)

@@ -9,8 +9,9 @@ from typing import Any
 RecorderFactory = Callable[[Any, str], Any]
 
 
-def recorder_factory(transcripts: Path | None = None, redact: bool = True,
-                     on_error: Callable[[str], None] | None = None) -> RecorderFactory:
+def recorder_factory(
+    transcripts: Path | None = None, redact: bool = True, on_error: Callable[[str], None] | None = None
+) -> RecorderFactory:
     """Transcripts through advisor.transcripts.Recorder into `transcripts` (default: ./transcripts or
     $ADVISOR_TRANSCRIPTS); `on_error` hears why a transcript could not be written."""
 

@@ -10,18 +10,29 @@ from collections.abc import Iterable
 from typing import Any
 
 from advisor.chat.consult import FACT_OF_PATH, Question
-from advisor.kb.knowledge import Citation, Knowledge
-from advisor.core.layouts import Layout
-from advisor.i18n import label
-from advisor.render.common import Footnotes, cell, figure_cite, figure_rows, headline, kind_label, lead_finding
-from advisor.i18n import number
-from advisor.core.records import FigureTrace, Finding, Recommendation
 from advisor.chat.strings import fact_label, format_value, t
+from advisor.core.layouts import Layout
+from advisor.core.records import FigureTrace, Finding, Recommendation
+from advisor.i18n import label, number
+from advisor.kb.knowledge import Citation, Knowledge
+from advisor.render.common import Footnotes, cell, figure_cite, figure_rows, headline, kind_label, lead_finding
 
-KEY_FIGURES = ("conversations", "weights_gib_per_gpu", "cache_gib_per_gpu", "decode_tokens_per_s_upper_bound",
-               "prefill_allreduce_ms", "bubble_fraction")
-FIGURE_UNITS = {"weights_gib_per_gpu": "GiB", "cache_gib_per_gpu": "GiB", "decode_tokens_per_s_upper_bound": "tokens/s",
-                "prefill_allreduce_ms": "ms", "bubble_fraction": "1", "conversations": "conversations"}
+KEY_FIGURES = (
+    "conversations",
+    "weights_gib_per_gpu",
+    "cache_gib_per_gpu",
+    "decode_tokens_per_s_upper_bound",
+    "prefill_allreduce_ms",
+    "bubble_fraction",
+)
+FIGURE_UNITS = {
+    "weights_gib_per_gpu": "GiB",
+    "cache_gib_per_gpu": "GiB",
+    "decode_tokens_per_s_upper_bound": "tokens/s",
+    "prefill_allreduce_ms": "ms",
+    "bubble_fraction": "1",
+    "conversations": "conversations",
+}
 OWN_FIGURES = ("weights_gib_per_gpu", "cache_gib_per_gpu")  # labelled in strings.yaml, not in the reports' labels
 
 
@@ -90,18 +101,29 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
         out += [f"{lead.explanation} {''.join(notes.ref(c) for c in lead.sources)}".rstrip(), ""]
     if rec.traces:
         out += [f"| {label('figures', lang)} | |", "|---|---:|"]
-        for key in ("weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations",
-                    "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound"):
+        for key in (
+            "weights_gib",
+            "usable_gib_per_gpu",
+            "kv_gib_per_conversation",
+            "conversations",
+            "prefill_allreduce_ms",
+            "bubble_fraction",
+            "decode_tokens_per_s_upper_bound",
+        ):
             tr = rec.traces.get(key)
             if tr is None or tr.value is None:
                 continue
-            out.append(f"| {cell(figure_label(key, lang))} {notes.ref(figure_cite(tr))} | {number(tr.value, tr.unit, lang)} |")
+            out.append(
+                f"| {cell(figure_label(key, lang))} {notes.ref(figure_cite(tr))} | {number(tr.value, tr.unit, lang)} |"
+            )
         out.append("")
     warn = serious(rec)
     if warn:
         out.append(f"**{t('warnings', lang)}:**")
-        out += [f"- **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip()
-                for f in warn]
+        out += [
+            f"- **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip()
+            for f in warn
+        ]
         out.append("")
     return "\n".join(out).rstrip()
 
@@ -121,7 +143,9 @@ def assumed_text(assumed: dict[str, Any], lang: str) -> str:
 def fields_text(fields: dict[str, Any], lang: str, bold: bool = True) -> str:
     """Scenario fields as `fact = value`, comma-separated."""
     mark = "**" if bold else ""
-    return ", ".join(f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{format_value(v, lang)}{mark}" for p, v in fields.items())
+    return ", ".join(
+        f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{format_value(v, lang)}{mark}" for p, v in fields.items()
+    )
 
 
 def noted_text(fields: dict[str, Any], lang: str) -> str:
@@ -156,12 +180,22 @@ def why_recommendation(rec: Recommendation, notes: Footnotes) -> str:
     title = rec.layout.label() if rec.layout else label("no_layout", lang)
     out = [f"**{t('why_rec_head', lang, layout=title)}**", ""]
     for f in rec.findings:
-        out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip())
+        out.append(
+            f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+            f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
+        )
     if rec.alternatives:
-        out += ["", f"| {label('alternatives', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |", "|---|---:|---|"]
+        out += [
+            "",
+            f"| {label('alternatives', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |",
+            "|---|---:|---|",
+        ]
         for a in rec.alternatives:
             conv = a.figures.get("conversations")
-            out.append(f"| {a.layout.label()} | {number(conv, None, lang) if conv is not None else '–'} | {cell('; '.join(a.why_not))} |")
+            out.append(
+                f"| {a.layout.label()} | {number(conv, None, lang) if conv is not None else '–'} | "
+                f"{cell('; '.join(a.why_not))} |"
+            )
     return "\n".join(out).rstrip()
 
 
@@ -206,8 +240,10 @@ def why_not_text(layout: Layout, current: Recommendation, trial: Recommendation,
     if against:
         out += [f"{t('why_not_rules', lang)}:", ""]
         for f in against:
-            out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
-                       f"{''.join(notes.ref(c) for c in f.sources)}".rstrip())
+            out.append(
+                f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+                f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
+            )
         out.append("")
     elif alt is None or not alt.why_not:
         out += [t("why_not_nothing", lang), ""]
@@ -217,6 +253,7 @@ def why_not_text(layout: Layout, current: Recommendation, trial: Recommendation,
 
 def side_by_side(a: Recommendation | None, b: Recommendation | None, head_a: str, head_b: str, lang: str) -> list[str]:
     """Layout, conversations, key figures and warnings of two recommendations as a table."""
+
     def layout_of(r: Recommendation | None) -> str:
         return r.layout.label() if r is not None and r.layout else "–"
 
@@ -247,22 +284,33 @@ def what_if_text(change: dict[str, Any], before: Recommendation | None, after: R
 def topo_text(data: dict[str, Any], notes: list[str], set_facts: dict[str, Any], lang: str) -> str:
     """A pasted `nvidia-smi topo -m`: the GPUs, the paths between them, the NVLink domains, and the facts taken."""
     gpus = data.get("gpus", [])
-    out = [f"**{t('topo_head', lang)}**", "", f"- {t('topo_gpus', lang)}: {len(gpus)} ({', '.join(f'GPU{g}' for g in gpus)})"]
+    out = [
+        f"**{t('topo_head', lang)}**",
+        "",
+        f"- {t('topo_gpus', lang)}: {len(gpus)} ({', '.join(f'GPU{g}' for g in gpus)})",
+    ]
     domains = [d for d in data.get("nvlink_domains", []) if len(d) > 1]
     if domains:
-        out.append(f"- {t('topo_domains', lang)}: " + " ".join("[" + " ".join(f"GPU{g}" for g in d) + "]" for d in domains))
+        out.append(
+            f"- {t('topo_domains', lang)}: " + " ".join("[" + " ".join(f"GPU{g}" for g in d) + "]" for d in domains)
+        )
     else:
         out.append(f"- {t('topo_domains', lang)}: {t('topo_no_nvlink', lang)}")
     paths = data.get("paths", {})
     if gpus and len(gpus) <= 8:
-        out += ["", f"{t('topo_paths', lang)}:", "", "| | " + " | ".join(f"GPU{g}" for g in gpus) + " |",
-                "|---|" + "---|" * len(gpus)]
+        out += [
+            "",
+            f"{t('topo_paths', lang)}:",
+            "",
+            "| | " + " | ".join(f"GPU{g}" for g in gpus) + " |",
+            "|---|" + "---|" * len(gpus),
+        ]
         for a in gpus:
             cells = ["X" if a == b else paths.get(f"{a}-{b}") or paths.get(f"{b}-{a}") or "?" for b in gpus]
             out.append(f"| GPU{a} | " + " | ".join(cells) + " |")
     elif paths:
         counts: dict[str, int] = {}
-        for (key, cell_) in paths.items():
+        for key, cell_ in paths.items():
             a, b = key.split("-")
             if int(a) < int(b):
                 counts[cell_] = counts.get(cell_, 0) + 1
@@ -277,7 +325,10 @@ def audit_text(result: Any, path: str, lang: str) -> str:
     """An audit's inputs and findings, in the audit's order (live findings first, most severe first)."""
     out = [f"**{t('audit_head', lang, path=path)}**", ""]
     out += [*(f"⚠ {p}" for p in result.problems), *([""] if result.problems else [])]
-    read = [f"`{i.path}` ({', '.join(i.kinds) or '?'})" + (f": {'; '.join(i.notes)}" if i.notes else "") for i in result.inputs]
+    read = [
+        f"`{i.path}` ({', '.join(i.kinds) or '?'})" + (f": {'; '.join(i.notes)}" if i.notes else "")
+        for i in result.inputs
+    ]
     if read:
         out.append(f"{t('audit_inputs', lang)}: " + ", ".join(read[:12]) + (" …" if len(read) > 12 else ""))
         out.append("")

@@ -33,9 +33,17 @@ PLAUSIBLE: dict[str, tuple[Any, ...]] = {"kv_cache_dtype": ("fp8",), "context_to
 MAX_EVALUATIONS = 6
 TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
 # The figure a branch shows: the first of these that both answers have and that differs.
-KEY_FIGURES = ("conversations", "prefill_allreduce_ms", "decode_tokens_per_s_upper_bound", "bubble_fraction",
-               "weights_gib", "kv_gib_per_conversation", "usable_gib_per_gpu", "allreduce_count_per_token",
-               "allreduce_mib_per_token")
+KEY_FIGURES = (
+    "conversations",
+    "prefill_allreduce_ms",
+    "decode_tokens_per_s_upper_bound",
+    "bubble_fraction",
+    "weights_gib",
+    "kv_gib_per_conversation",
+    "usable_gib_per_gpu",
+    "allreduce_count_per_token",
+    "allreduce_mib_per_token",
+)
 
 
 def answer_key(rec: Recommendation | None) -> tuple[Any, ...] | None:
@@ -127,30 +135,54 @@ def find_assumptions(
 
 
 def _branch(value: Any, base: Recommendation, other: Recommendation, units: Mapping[str, str | None]) -> Branch:
-    figure = next((k for k in KEY_FIGURES if other.figures.get(k) is not None and base.figures.get(k) is not None
-                   and other.figures.get(k) != base.figures.get(k)), None)
+    figure = next(
+        (
+            k
+            for k in KEY_FIGURES
+            if other.figures.get(k) is not None
+            and base.figures.get(k) is not None
+            and other.figures.get(k) != base.figures.get(k)
+        ),
+        None,
+    )
     mine, theirs = {f.rule for f in base.findings}, {f.rule for f in other.findings}
     return Branch(
-        value=value, layout=other.layout, figure=figure,
+        value=value,
+        layout=other.layout,
+        figure=figure,
         figure_value=other.figures.get(figure) if figure else None,
         assumed_value=base.figures.get(figure) if figure else None,
         unit=units.get(figure) if figure else None,
-        gained=tuple(sorted(theirs - mine)), lost=tuple(sorted(mine - theirs)),
+        gained=tuple(sorted(theirs - mine)),
+        lost=tuple(sorted(mine - theirs)),
     )
 
 
-def _assumption(kb: Knowledge, s: Scenario, fact: str, value: Any, state: str, branches: list[Branch],
-                readers: Mapping[str, frozenset[str]]) -> Assumption:
+def _assumption(
+    kb: Knowledge,
+    s: Scenario,
+    fact: str,
+    value: Any,
+    state: str,
+    branches: list[Branch],
+    readers: Mapping[str, frozenset[str]],
+) -> Assumption:
     spec = kb.facts[fact]
     rules = tuple(sorted({r for b in branches for r in (*b.gained, *b.lost)}))
     formulas = tuple(sorted(fid for fid, names in readers.items() if fact in names))
     reason = label_text("assumed_optional" if state == "unknown" else "assumed_default")
     why = Text({lang: _why(spec.doc.get(lang), formulas, rules, lang) for lang in LANGS})
     return Assumption(
-        fact=fact, value=value, state=state,
+        fact=fact,
+        value=value,
+        state=state,
         reason_text=Message.of(reason, {"value": value, "gpu": s.gpu.name}),
-        why_text=Message(why), otherwise=tuple(branches), rules=rules, formulas=formulas,
-        question_text=spec.question, settle_text=spec.settle,
+        why_text=Message(why),
+        otherwise=tuple(branches),
+        rules=rules,
+        formulas=formulas,
+        question_text=spec.question,
+        settle_text=spec.settle,
     )
 
 

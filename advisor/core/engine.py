@@ -45,7 +45,13 @@ CONTRACT_FIGURES = {
     "bubble_fraction": "bubble_fraction",
     "decode_tokens_per_s_upper_bound": "decode_tps_upper",
 }
-ALTERNATIVE_FIGURES = ("conversations", "weights_gib_per_gpu", "prefill_allreduce_ms", "bubble_fraction", "decode_tps_upper")
+ALTERNATIVE_FIGURES = (
+    "conversations",
+    "weights_gib_per_gpu",
+    "prefill_allreduce_ms",
+    "bubble_fraction",
+    "decode_tps_upper",
+)
 MAX_ALTERNATIVES = 8
 FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
 TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
@@ -182,6 +188,7 @@ class Engine:
         self, s: Scenario, rec: Recommendation, only: Layout | None
     ) -> Callable[[], list[Assumption]]:
         """The assumptions of `rec`, found on first use and kept (every language's copy shares them)."""
+
         @cache
         def build() -> list[Assumption]:
             from advisor.core.assumptions import find_assumptions
@@ -267,6 +274,7 @@ class Engine:
             out: _round(final_env.get(name)) if name in final_env and (chosen or name in env) else None
             for out, name in CONTRACT_FIGURES.items()
         }
+
         def traces() -> dict[str, FigureTrace]:
             return {
                 out: self.figure(name, final_env, final_trace, origin)
@@ -349,13 +357,18 @@ class Engine:
         formula = self.calc.producer(name, trace)
         if formula is None:
             o = origin.get(name) or Origin("layout" if name in self.layout_fact_names else "derived")
-            return FigureTrace(fact=name, value=env.get(name), unit=unit, kind=o.kind, detail=o.detail, cite=o.cite,
-                               title_text=spec.doc if spec else NO_TEXT)
+            return FigureTrace(
+                fact=name,
+                value=env.get(name),
+                unit=unit,
+                kind=o.kind,
+                detail=o.detail,
+                cite=o.cite,
+                title_text=spec.doc if spec else NO_TEXT,
+            )
         inputs: tuple[FigureTrace, ...] = ()
         if depth < TRACE_DEPTH:
-            inputs = tuple(
-                self.figure(n, env, trace, origin, depth + 1) for n in sorted(formula.expr.names)
-            )
+            inputs = tuple(self.figure(n, env, trace, origin, depth + 1) for n in sorted(formula.expr.names))
         return FigureTrace(
             fact=name,
             value=env.get(name),
@@ -382,7 +395,10 @@ class Engine:
             Layout(1, total, 1),
         ]
         order = self._order(env)
-        ranked = sorted((c for c in cands if c is not chosen), key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)))
+        ranked = sorted(
+            (c for c in cands if c is not chosen),
+            key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)),
+        )
         picked: list[Candidate] = []
         by_layout = {c.layout: c for c in cands}
         for layout in wanted:

@@ -52,11 +52,17 @@ def input_origin(s: Scenario, path: str, value: Any) -> Origin:
 def optional_hardware(s: Scenario, path: str) -> bool:
     """Whether `path` is hardware the card may or may not have and the user did not state: an NVLink
     bridge (bought and fitted separately) on a node of several cards."""
-    return (path == "hardware.nvlink" and path not in s.given and s.gpu.nvlink != s.gpu.nvlink_fitted
-            and int(s.get("hardware.gpus_per_node") or 1) > 1)
+    return (
+        path == "hardware.nvlink"
+        and path not in s.given
+        and s.gpu.nvlink != s.gpu.nvlink_fitted
+        and int(s.get("hardware.gpus_per_node") or 1) > 1
+    )
 
 
-def link_speeds(kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbps: float | None = None) -> dict[str, Any]:
+def link_speeds(
+    kb: Knowledge, g: Gpu, nvlink: str, per_node: int, node_link_gbps: float | None = None
+) -> dict[str, Any]:
     """PCIe, NVLink and node-link bandwidth per direction (GB/s; the node link is stated in Gbit/s),
     and the size of the GPU's NVLink domain."""
     return {
@@ -72,13 +78,16 @@ def gpu_memory(g: Gpu) -> tuple[float, Origin]:
     (catalogue), else a stated estimate, else the nominal decimal GB as GiB (an estimate too)."""
     if g.memory_gib_reported is not None:
         return g.memory_gib_reported, Origin(
-            "catalogue", f"{g.name}: the total nvidia-smi reports", g.cite.get("memory_gib_reported"))
+            "catalogue", f"{g.name}: the total nvidia-smi reports", g.cite.get("memory_gib_reported")
+        )
     none_found = f"{g.name}: no nvidia-smi total found"
     if g.memory_gib_estimate is not None:
         return g.memory_gib_estimate, Origin(
-            "estimate", f"{none_found}; {g.memory_estimate_basis}", g.cite.get("memory_gib_estimate"))
+            "estimate", f"{none_found}; {g.memory_estimate_basis}", g.cite.get("memory_gib_estimate")
+        )
     return g.memory_gib, Origin(
-        "estimate", f"{none_found}; the nominal {g.memory_gb:g} GB as GiB", g.cite.get("memory_gb"))
+        "estimate", f"{none_found}; the nominal {g.memory_gb:g} GB as GiB", g.cite.get("memory_gb")
+    )
 
 
 def _unknown(value: Any) -> Any:
@@ -110,15 +119,28 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("model_kind", m.kind, "catalogue", m.name, model_cite)
     put("attention", m.attention, "catalogue", m.name, model_cite)
     for fact, key in (
-        ("n_layers", "num_hidden_layers"), ("hidden", "hidden_size"), ("n_heads", "num_attention_heads"),
-        ("n_kv_heads", "num_key_value_heads"), ("head_dim", "head_dim"), ("n_experts", "num_experts"),
-        ("experts_per_tok", "num_experts_per_tok"), ("moe_layers", "moe_layers"),
-        ("moe_inter", "moe_intermediate_size"), ("kv_lora_rank", "kv_lora_rank"), ("qk_rope_dim", "qk_rope_head_dim"),
-        ("max_context", "max_position_embeddings"), ("vocab", "vocab_size"),
+        ("n_layers", "num_hidden_layers"),
+        ("hidden", "hidden_size"),
+        ("n_heads", "num_attention_heads"),
+        ("n_kv_heads", "num_key_value_heads"),
+        ("head_dim", "head_dim"),
+        ("n_experts", "num_experts"),
+        ("experts_per_tok", "num_experts_per_tok"),
+        ("moe_layers", "moe_layers"),
+        ("moe_inter", "moe_intermediate_size"),
+        ("kv_lora_rank", "kv_lora_rank"),
+        ("qk_rope_dim", "qk_rope_head_dim"),
+        ("max_context", "max_position_embeddings"),
+        ("vocab", "vocab_size"),
     ):
         put(fact, c.get(key), "catalogue", f"{m.name} config.json {key}", model_cite)
-    put("tied_embeddings", 1 if c.get("tie_word_embeddings") else 0, "catalogue",
-        f"{m.name} config.json tie_word_embeddings", model_cite)
+    put(
+        "tied_embeddings",
+        1 if c.get("tie_word_embeddings") else 0,
+        "catalogue",
+        f"{m.name} config.json tie_word_embeddings",
+        model_cite,
+    )
     local_cite = m.cite.get("local_attention", model_cite)
     pattern = m.local_pattern or "every layer full"
     put("local_attention", m.local_attention, "catalogue", f"{m.name}: {pattern}", local_cite)

@@ -83,8 +83,9 @@ class Command:
         if spec is None:
             raise KnowledgeError(f"{self.engine.name} has no documented flag {flag}", where=self.engine.where)
         if not value_fits(spec, text):
-            raise KnowledgeError(f"{self.engine.name} {flag} takes a {spec.value} value, not {text!r}",
-                                 where=self.engine.where)
+            raise KnowledgeError(
+                f"{self.engine.name} {flag} takes a {spec.value} value, not {text!r}", where=self.engine.where
+            )
         self.words.append(flag)
         if text is not None:
             self.words.append(text)
@@ -138,8 +139,11 @@ def _other_precision(s: Scenario, env: Mapping[str, Any], kb: Knowledge, base: s
     variable = re.sub(r"\W", "_", precision).upper() + "_CHECKPOINT"
     prec_name = kb.precisions[precision].name if precision in kb.precisions else precision
     ckpt = s.model.checkpoint(precision)
-    missing = (f"the catalogue's {prec_name} figure for {base} ({ckpt.stated_as}) names no repository" if ckpt
-               else f"the catalogue names no published {prec_name} checkpoint of {base}")
+    missing = (
+        f"the catalogue's {prec_name} figure for {base} ({ckpt.stated_as}) names no repository"
+        if ckpt
+        else f"the catalogue names no published {prec_name} checkpoint of {base}"
+    )
     ask = f"# set {variable} to a {prec_name} checkpoint (a Hugging Face repository or a local folder)"
     native_bytes = kb.precisions[native].weight_bytes if native in kb.precisions else 2.0
     per_gpu, total, params = env.get("weights_gib_per_gpu"), env.get("weights_gib"), env.get("params")
@@ -147,15 +151,29 @@ def _other_precision(s: Scenario, env: Mapping[str, Any], kb: Knowledge, base: s
     if precision == ONLINE_QUANT and native in ("bf16", "fp16") and per_gpu and total and params and gpu_gib:
         # every weight at the native precision (embeddings included), split as the layout splits the weights
         native_per_gpu = params * native_bytes / 2**30 * per_gpu / total
-        load = (f"the engine loads the {native.upper()} weights at their own precision before quantizing "
-                f"(vLLM's FP8 documentation): {_gib(native_per_gpu)} ({native_per_gpu * 2**30 / 1e9:,.1f} GB) "
-                "per GPU")
+        load = (
+            f"the engine loads the {native.upper()} weights at their own precision before quantizing "
+            f"(vLLM's FP8 documentation): {_gib(native_per_gpu)} ({native_per_gpu * 2**30 / 1e9:,.1f} GB) "
+            "per GPU"
+        )
         if native_per_gpu <= gpu_gib:
-            return ModelSource(base, True, [f"# {missing}: online FP8 quantization (--quantization fp8); "
-                                            f"{load}, within the {_gib(gpu_gib)} of each GPU"])
-        return ModelSource(f"${variable}", False, [
-            f"# {missing}, and online quantization (--quantization fp8) is not offered: "
-            f"{load}, more than the {_gib(gpu_gib)} of each GPU", ask])
+            return ModelSource(
+                base,
+                True,
+                [
+                    f"# {missing}: online FP8 quantization (--quantization fp8); "
+                    f"{load}, within the {_gib(gpu_gib)} of each GPU"
+                ],
+            )
+        return ModelSource(
+            f"${variable}",
+            False,
+            [
+                f"# {missing}, and online quantization (--quantization fp8) is not offered: "
+                f"{load}, more than the {_gib(gpu_gib)} of each GPU",
+                ask,
+            ],
+        )
     return ModelSource(f"${variable}", False, [f"# {missing}", ask])
 
 
@@ -207,13 +225,16 @@ def _vllm(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout, 
     if nodes == 1:
         lines.append(base().line())
     elif layout.replicas == 1 or per_node % copy:
-        lines.append(f"# {nodes} nodes: start a Ray cluster first (ray start --head on node 0, "
-                     "ray start --address=$HEAD_IP:6379 on the others), then on node 0:")
+        lines.append(
+            f"# {nodes} nodes: start a Ray cluster first (ray start --head on node 0, "
+            "ray start --address=$HEAD_IP:6379 on the others), then on node 0:"
+        )
         lines.append(base().add("--distributed-executor-backend", "ray").line())
     else:
         local = per_node // copy
-        lines.append(f"# {nodes} nodes, {local} data-parallel ranks on each: "
-                     "set HEAD_IP to node 0's address on every node")
+        lines.append(
+            f"# {nodes} nodes, {local} data-parallel ranks on each: set HEAD_IP to node 0's address on every node"
+        )
         for node in range(nodes):
             ranks = min(local, layout.replicas - node * local)
             lines.append(f"# node {node}")
@@ -258,8 +279,10 @@ def _sglang(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout
 def launch_commands(s: Scenario, layout: Layout, env: Mapping[str, Any], kb: Knowledge) -> dict[str, str]:
     """One shell snippet per engine for `layout`; a training job gets one line saying why there is none."""
     if env.get("workload_kind") == "training":
-        return {"training": "# no serving command: this is a training job; vLLM and SGLang serve a trained model, "
-                            "they do not train it (launch the training script with your framework's launcher)"}
+        return {
+            "training": "# no serving command: this is a training job; vLLM and SGLang serve a trained model, "
+            "they do not train it (launch the training script with your framework's launcher)"
+        }
     src = model_source(s, env, kb)
     builders = {"vllm": _vllm, "sglang": _sglang}
     return {

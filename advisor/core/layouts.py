@@ -50,8 +50,13 @@ class Layout:
 
     def as_dict(self) -> dict[str, int]:
         """The contract's layout object."""
-        return {"replicas": self.replicas, "tp": self.tp, "pp": self.pp, "ep": self.ep,
-                "gpus_per_replica": self.gpus_per_replica}
+        return {
+            "replicas": self.replicas,
+            "tp": self.tp,
+            "pp": self.pp,
+            "ep": self.ep,
+            "gpus_per_replica": self.gpus_per_replica,
+        }
 
 
 def parse_layout(text: str) -> Layout:

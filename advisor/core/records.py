@@ -11,12 +11,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from advisor.i18n import DEFAULT_LANG, Message, Text
-from advisor.kb.knowledge import Citation, Platform
 from advisor.core.layouts import Layout
+from advisor.i18n import DEFAULT_LANG, Message, Text
 from advisor.inputs.evidence import InputFile
+from advisor.kb.knowledge import Citation, Platform
 from advisor.kb.rules import SEVERITIES
-
 
 NO_TEXT = Text()
 
@@ -73,8 +72,12 @@ class Firing:
 
     def as_dict(self) -> dict[str, Any]:
         """The contract's trace entry: the rule, its outcome (null: a fact was unknown), the facts it read."""
-        return {"rule": self.rule, "outcome": self.outcome, "layout": self.layout.label() if self.layout else None,
-                "facts": self.facts}
+        return {
+            "rule": self.rule,
+            "outcome": self.outcome,
+            "layout": self.layout.label() if self.layout else None,
+            "facts": self.facts,
+        }
 
 
 @dataclass(frozen=True)
@@ -319,8 +322,11 @@ class Recommendation:
             return {k: t.in_lang(lang) for k, t in source.traces.items()}
 
         return replace(
-            self, lang=lang, findings=[f.in_lang(lang) for f in self.findings],
-            alternatives=[a.in_lang(lang) for a in self.alternatives], unknowns=[u.in_lang(lang) for u in self.unknowns],
+            self,
+            lang=lang,
+            findings=[f.in_lang(lang) for f in self.findings],
+            alternatives=[a.in_lang(lang) for a in self.alternatives],
+            unknowns=[u.in_lang(lang) for u in self.unknowns],
             trace_builder=traces if self.trace_builder is not None else None,
         )
 
@@ -351,9 +357,13 @@ class AuditResult:
         """The same audit, read in `lang`."""
         if lang == self.lang:
             return self
-        return replace(self, lang=lang, findings=[f.in_lang(lang) for f in self.findings],
-                       unknowns=[u.in_lang(lang) for u in self.unknowns],
-                       recommendation=self.recommendation.in_lang(lang) if self.recommendation else None)
+        return replace(
+            self,
+            lang=lang,
+            findings=[f.in_lang(lang) for f in self.findings],
+            unknowns=[u.in_lang(lang) for u in self.unknowns],
+            recommendation=self.recommendation.in_lang(lang) if self.recommendation else None,
+        )
 
     def summary(self) -> dict[str, int]:
         """Unsuppressed findings per severity."""

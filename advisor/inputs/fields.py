@@ -25,8 +25,23 @@ TYPES = ("text", "count", "tokens", "enum", "bool", "share", "gbps")
 SECTIONS = ("hardware", "workload")
 DEFAULT_FROM = ("model", "gpu")
 COMPLETE = ("gpus", "models", "precisions", "kv_precisions")
-KEYS = {"path", "type", "choices", "required", "default", "default_from", "flag", "size", "strict", "stated",
-        "complete", "label", "help", "text", "fact"}
+KEYS = {
+    "path",
+    "type",
+    "choices",
+    "required",
+    "default",
+    "default_from",
+    "flag",
+    "size",
+    "strict",
+    "stated",
+    "complete",
+    "label",
+    "help",
+    "text",
+    "fact",
+}
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
 
 
@@ -121,8 +136,12 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     if unknown:
         raise KnowledgeError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}", where=where)
     path = raw.get("path")
-    if not isinstance(path, str) or not re.fullmatch(r"([a-z_]+\.)?[a-z_0-9]+", path) or (
-            "." in path and path.split(".")[0] not in SECTIONS) or path in SECTIONS:
+    if (
+        not isinstance(path, str)
+        or not re.fullmatch(r"([a-z_]+\.)?[a-z_0-9]+", path)
+        or ("." in path and path.split(".")[0] not in SECTIONS)
+        or path in SECTIONS
+    ):
         keys = " / ".join(s + ".KEY" for s in SECTIONS)
         raise KnowledgeError(f"path {path!r} should be a top-level key or {keys}", where=where)
     kind = raw.get("type")
@@ -157,13 +176,25 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     if unit is not None and kind not in ("count", "tokens", "gbps"):
         raise KnowledgeError("only a number field reads a number with its unit words", where=where)
     return Field(
-        fact=fact, path=path, type=kind, label=_text(raw, "label", where), help=_text(raw, "help", where),
-        choices=choices, required=bool(raw.get("required")), default=default, default_from=raw.get("default_from"),
-        flag=flag, size=bool(raw.get("size")), strict=bool(raw.get("strict")),
+        fact=fact,
+        path=path,
+        type=kind,
+        label=_text(raw, "label", where),
+        help=_text(raw, "help", where),
+        choices=choices,
+        required=bool(raw.get("required")),
+        default=default,
+        default_from=raw.get("default_from"),
+        flag=flag,
+        size=bool(raw.get("size")),
+        strict=bool(raw.get("strict")),
         stated=raw.get("stated", True) is not False,
-        complete=raw.get("complete"), unit_words=_pattern(unit, where) if unit is not None else None,
-        either_side=bool(text.get("either_side")), values=tuple(values),
-        yes_no=(yes_no[0], yes_no[1]) if yes_no else None, bare=bool(text.get("bare")),
+        complete=raw.get("complete"),
+        unit_words=_pattern(unit, where) if unit is not None else None,
+        either_side=bool(text.get("either_side")),
+        values=tuple(values),
+        yes_no=(yes_no[0], yes_no[1]) if yes_no else None,
+        bare=bool(text.get("bare")),
     )
 
 
@@ -173,8 +204,11 @@ def _load(path: Path) -> FieldTable:
     if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
         raise KnowledgeError("expected a top-level 'fields' mapping", where=str(path))
     fields = tuple(_field(str(fact), raw, str(path)) for fact, raw in data["fields"].items())
-    for what, names in (("path", [f.path for f in fields]), ("flag", [f.flag for f in fields if f.flag]),
-                        ("field key", [f.key for f in fields])):
+    for what, names in (
+        ("path", [f.path for f in fields]),
+        ("flag", [f.flag for f in fields if f.flag]),
+        ("field key", [f.key for f in fields]),
+    ):
         doubled = sorted({n for n in names if names.count(n) > 1})
         if doubled:
             raise KnowledgeError(f"{what} used by more than one field: {', '.join(doubled)}", where=str(path))

@@ -137,7 +137,12 @@ def _text(value: Any, where: str) -> str:
 
 
 TYPE_PARSERS: dict[str, Callable[[Any, str], Any]] = {
-    "text": _text, "count": _count, "tokens": _tokens, "bool": _flag, "share": _fraction, "gbps": _positive,
+    "text": _text,
+    "count": _count,
+    "tokens": _tokens,
+    "bool": _flag,
+    "share": _fraction,
+    "gbps": _positive,
 }
 
 
@@ -236,8 +241,9 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
     context = resolved["workload.context_tokens"]
     max_context = int(kb.settings.get("max_context_tokens", 10_000_000))
     if context > max_context:
-        raise InputError(f"a context of {context:,} tokens is beyond {max_context:,}",
-                         where=f"{where}: workload.context_tokens")
+        raise InputError(
+            f"a context of {context:,} tokens is beyond {max_context:,}", where=f"{where}: workload.context_tokens"
+        )
     prompt = resolved["workload.prompt_tokens"]
     if prompt > context and "workload.prompt_tokens" in values and "workload.context_tokens" in values:
         raise InputError(
@@ -308,8 +314,10 @@ def observed_nvlink(gpu: Gpu, nvlink: str, gpus_per_node: int) -> tuple[str, str
         return f"bridge-{min(w for w in bridges if gpus_per_node <= w)}", None
     message, possible = refusal
     usual = gpu.nvlink if gpu.nvlink in gpu.nvlink_options else gpu.nvlink_options[0]
-    return usual, (f"the topology shows {nvlink}, but {message} in the catalogue (possible: {possible}); "
-                   f"evaluated as {usual}: check which GPU the host really has (nvidia-smi -q)")
+    return usual, (
+        f"the topology shows {nvlink}, but {message} in the catalogue (possible: {possible}); "
+        f"evaluated as {usual}: check which GPU the host really has (nvidia-smi -q)"
+    )
 
 
 def _resolve_model(name: str, kb: Knowledge, base_dir: Path | None) -> Model:

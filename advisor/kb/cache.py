@@ -25,8 +25,16 @@ from advisor.kb.expr import Expression, parse
 from advisor.kb.paths import knowledge_dir, rules_dir
 
 FORMAT = 2  # bump when the records' layout changes
-_LOADER_MODULES = ("advisor.kb.knowledge", "advisor.kb.schema", "advisor.kb.rules", "advisor.kb.expr",
-                   "advisor.kb.cache", "advisor.i18n", "advisor.yamlio", "advisor.diskcache")
+_LOADER_MODULES = (
+    "advisor.kb.knowledge",
+    "advisor.kb.schema",
+    "advisor.kb.rules",
+    "advisor.kb.expr",
+    "advisor.kb.cache",
+    "advisor.i18n",
+    "advisor.yamlio",
+    "advisor.diskcache",
+)
 
 
 def data_key(knowledge_root: Path, rules_root: Path) -> str:
@@ -46,8 +54,9 @@ def data_key(knowledge_root: Path, rules_root: Path) -> str:
     return digest.hexdigest()
 
 
-def load(knowledge_root: Path | None = None, rules_root: Path | None = None, *, cached: bool = True
-         ) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, bool]:
+def load(
+    knowledge_root: Path | None = None, rules_root: Path | None = None, *, cached: bool = True
+) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, bool]:
     """The knowledge and rule bases of the two folders, and whether they came from the cache.
 
     `cached=False` (the rule-base check) always reads and checks the files."""

@@ -111,9 +111,7 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
         if node.id not in known:
             from advisor.fuzzy import closest
 
-            raise ExpressionError(
-                f"unknown name {node.id!r}", where=where, hint=closest(node.id, known)
-            )
+            raise ExpressionError(f"unknown name {node.id!r}", where=where, hint=closest(node.id, known))
         names.add(node.id)
         key = node.id
         return lambda env: env.get(key)
@@ -206,7 +204,7 @@ def _arith(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
 
 def _compare(first: Any, ops: list[Callable[[Any, Any], bool]], rest: list[Any]) -> Any:
     left = first
-    for op, right in zip(ops, rest):
+    for op, right in zip(ops, rest, strict=False):
         if left is None or right is None:
             return None
         if not op(left, right):

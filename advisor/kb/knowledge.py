@@ -88,11 +88,15 @@ class Gpu(Record):
     memory_estimate_basis: str = key(default="", doc="how the estimate was reached, and why it is not a driver report")
     memory_bandwidth_gbs: float | None = key(default=None, doc="memory bandwidth, GB/s")
     pcie_gen: int | None = key(default=None, doc="PCIe generation of the card's host link")
-    nvlink: str = key(default="none", choices=("none", "bridge-2", "bridge-4", "nvswitch"),
-                      doc="the widest NVLink the card takes; a bridge-N is optional, never assumed")
+    nvlink: str = key(
+        default="none",
+        choices=("none", "bridge-2", "bridge-4", "nvswitch"),
+        doc="the widest NVLink the card takes; a bridge-N is optional, never assumed",
+    )
     nvlink_gbs_per_direction: float | None = key(default=None, doc="NVLink bandwidth per direction, GB/s")
     nvlink_options: tuple[str, ...] = key(
-        default=(), doc="the NVLink setups the vendor allows: none, bridge-2, bridge-4, nvswitch (empty: not stated)")
+        default=(), doc="the NVLink setups the vendor allows: none, bridge-2, bridge-4, nvswitch (empty: not stated)"
+    )
     pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
     fp8: bool = key(default=False, doc="native FP8 support")
     fp4: bool = key(default=False, doc="native FP4 support")
@@ -135,8 +139,9 @@ class Checkpoint(Record):
     precision: str = key(doc="the precision id of its weights")
     cite: Citation = key(doc="where the size is published")
     repo: str | None = key(default=None, doc="the repository it is published in")
-    repo_cite: Citation | None = key(default=None,
-                                     doc="where the repository is published, when the size's source names none")
+    repo_cite: Citation | None = key(
+        default=None, doc="where the repository is published, when the size's source names none"
+    )
     size_bytes: float = key(source=DERIVED, doc="its size in bytes, from exactly one of size_gib or size_gb")
     stated_as: str = key(default="", source=DERIVED, doc="the size as the source states it, e.g. '68 GiB'")
 
@@ -159,8 +164,11 @@ class Model(Record):
     aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     kind: str = key(choices=("dense", "moe"), doc="dense or mixture-of-experts")
     attention: str = key(doc="mha | gqa | mla: how its KV cache is shaped")
-    local_attention: str = key(default="none", choices=("none", "sliding", "chunked"),
-                               doc="layers that see part of the context: none (all full), sliding window, chunked")
+    local_attention: str = key(
+        default="none",
+        choices=("none", "sliding", "chunked"),
+        doc="layers that see part of the context: none (all full), sliding window, chunked",
+    )
     local_window: int | None = key(default=None, doc="tokens a local layer attends to: the window or the chunk")
     local_layers: int = key(default=0, doc="layers with local attention; the others attend to the full context")
     local_pattern: str = key(default="", doc="which layers are local, as config.json states it (layer_types, ...)")
@@ -201,8 +209,10 @@ class Platform(Record):
     nodes: int = key(default=1, doc="number of nodes")
     nvlink: str | None = key(default=None, doc="its NVLink, where it differs from the card's usual")
     node_link_gbps: float | None = key(default=None, doc="network between nodes, Gb/s per direction")
-    form: str = key(choices=("workstation", "pcie-server", "board", "system"),
-                    doc="how it is bought: workstation or PCIe server cards (singly), SXM boards, a system")
+    form: str = key(
+        choices=("workstation", "pcie-server", "board", "system"),
+        doc="how it is bought: workstation or PCIe server cards (singly), SXM boards, a system",
+    )
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
     notes: str = key(default="", doc="remarks")
 
@@ -240,8 +250,11 @@ class FormulaSpec(Record):
     assumptions: Text = key(doc="what it assumes, in every language")
     cite: Citation = key(doc="where it comes from")
     when: str | None = key(default=None, doc="a condition: the formula applies only where it holds")
-    display: str = key(default="formula", choices=("formula", "input"),
-                       doc="formula, or input: a unit conversion that shows where its input came from")
+    display: str = key(
+        default="formula",
+        choices=("formula", "input"),
+        doc="formula, or input: a unit conversion that shows where its input came from",
+    )
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
@@ -249,9 +262,11 @@ class EngineFlag(Record):
     """One documented command-line flag of a serving engine, with the form of its value."""
 
     flag: str = key(doc="the flag as the engine's documentation spells it, e.g. --tensor-parallel-size")
-    value: str = key(choices=("switch", "count", "positive", "fraction", "choice", "text", "address"),
-                     doc="switch: no value; count: integer >= 0; positive: integer >= 1; fraction: 0 < x <= 1; "
-                         "choice: one of `choices`; text: any word; address: host:port or a shell variable")
+    value: str = key(
+        choices=("switch", "count", "positive", "fraction", "choice", "text", "address"),
+        doc="switch: no value; count: integer >= 0; positive: integer >= 1; fraction: 0 < x <= 1; "
+        "choice: one of `choices`; text: any word; address: host:port or a shell variable",
+    )
     choices: tuple[str, ...] = key(default=(), doc="the values the engine accepts, for value: choice")
     cite: Citation = key(doc="where the engine documents the flag")
 
@@ -262,8 +277,9 @@ class ServingEngine(Record):
     id: str = key(doc="the engine id, e.g. vllm")
     name: str = key(doc="its name")
     program: tuple[str, ...] = key(doc="the words that start the command, e.g. [vllm, serve]")
-    model_flag: str | None = key(default=None,
-                                 doc="the flag that names the model; none: the model is the first argument")
+    model_flag: str | None = key(
+        default=None, doc="the flag that names the model; none: the model is the first argument"
+    )
     version: str = key(doc="the engine version or commit whose documentation the table follows")
     flags: tuple[EngineFlag, ...] = key(doc="the flags the advisor may write")
     cite: Citation = key(doc="where the program and the model argument are documented")
@@ -357,9 +373,7 @@ class Knowledge:
         key = norm_name(name)
         if key in index:
             return self.precisions[index[key]]
-        raise InputError(
-            f"unknown precision {name!r}", hint="choose one of " + ", ".join(self.precisions)
-        )
+        raise InputError(f"unknown precision {name!r}", hint="choose one of " + ", ".join(self.precisions))
 
     def link(self, link_id: str) -> Link:
         """The link with this id; KnowledgeError when the knowledge base lacks it."""
@@ -407,7 +421,9 @@ def _find(name: str, index: dict[str, str], what: str, listing: str) -> str:
         return index[found[0][0]]
     hint = closest(name, sorted({v for v in index.values()})) or f"see `{listing}`"
     if len(ids) > 1:
-        raise InputError(f"{what} name {name!r} is ambiguous", hint="it could be " + ", ".join(repr(i) for i in ids[:4]))
+        raise InputError(
+            f"{what} name {name!r} is ambiguous", hint="it could be " + ", ".join(repr(i) for i in ids[:4])
+        )
     raise InputError(f"unknown {what} {name!r}", hint=hint)
 
 
@@ -437,8 +453,15 @@ def load(root: Path | None = None) -> Knowledge:
 
 
 # The fact type of each field type of knowledge/fields.yaml (the first where a field admits two).
-FACT_TYPES = {"text": ("text", "enum"), "count": ("integer",), "tokens": ("integer",), "enum": ("enum",),
-              "bool": ("bool",), "share": ("number",), "gbps": ("number",)}
+FACT_TYPES = {
+    "text": ("text", "enum"),
+    "count": ("integer",),
+    "tokens": ("integer",),
+    "enum": ("enum",),
+    "bool": ("bool",),
+    "share": ("number",),
+    "gbps": ("number",),
+}
 
 
 def _facts_of_fields(kb: Knowledge, path: Path) -> None:

@@ -25,8 +25,24 @@ SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
 SCOPES = ("scenario", "layout", "sizing", "audit")
 EFFECTS = ("none", "reject", "discourage")
 RULE_KEYS = frozenset(
-    {"id", "title", "severity", "topics", "scope", "effect", "when", "explain", "fix", "verify", "figures",
-     "cite", "conflicts", "doc", "cases", "unsuppressible"}
+    {
+        "id",
+        "title",
+        "severity",
+        "topics",
+        "scope",
+        "effect",
+        "when",
+        "explain",
+        "fix",
+        "verify",
+        "figures",
+        "cite",
+        "conflicts",
+        "doc",
+        "cases",
+        "unsuppressible",
+    }
 )
 
 
@@ -257,7 +273,9 @@ def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
     for raw, where in raw_rules:
         rule = _rule(raw, where, kb, base.topics)
         if rule.id in base.rules:
-            raise RuleBaseError(f"duplicate rule id {rule.id!r} (also at {base.rules[rule.id].where})", where=rule.where)
+            raise RuleBaseError(
+                f"duplicate rule id {rule.id!r} (also at {base.rules[rule.id].where})", where=rule.where
+            )
         base.rules[rule.id] = rule
     for old, new in base.redirects.items():
         if old in base.rules or new not in base.rules:

@@ -31,8 +31,16 @@ class Spec:
 
     __slots__ = ("name", "doc", "yaml", "default", "factory", "accept", "choices", "source")
 
-    def __init__(self, default: Any, factory: Callable[[], Any] | None, doc: str, yaml: str | None,
-                 accept: tuple[type, ...] | None, choices: tuple[str, ...] | None, source: str) -> None:
+    def __init__(
+        self,
+        default: Any,
+        factory: Callable[[], Any] | None,
+        doc: str,
+        yaml: str | None,
+        accept: tuple[type, ...] | None,
+        choices: tuple[str, ...] | None,
+        source: str,
+    ) -> None:
         self.name = ""
         self.doc, self.yaml, self.default, self.factory = doc, yaml, default, factory
         self.accept, self.choices, self.source = accept, choices, source
@@ -140,8 +148,10 @@ def _hints(cls: type) -> dict[str, Any]:
     hints = _HINTS.get(cls)
     if hints is None:
         scope = vars(sys.modules[cls.__module__])
-        hints = _HINTS[cls] = {f.name: typing._eval_type(typing.ForwardRef(cls.__annotations__[f.name]), scope, None)  # type: ignore[attr-defined]
-                               for f in cls._fields}  # type: ignore[attr-defined]
+        hints = _HINTS[cls] = {
+            f.name: typing._eval_type(typing.ForwardRef(cls.__annotations__[f.name]), scope, None)  # type: ignore[attr-defined]
+            for f in cls._fields  # type: ignore[attr-defined]
+        }
     return hints
 
 

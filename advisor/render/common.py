@@ -30,8 +30,15 @@ from advisor.kb.rules import SEVERITIES
 R = TypeVar("R")
 
 FIGURE_ORDER = (
-    "weights_gib", "usable_gib_per_gpu", "kv_gib_per_conversation", "conversations", "allreduce_count_per_token",
-    "allreduce_mib_per_token", "prefill_allreduce_ms", "bubble_fraction", "decode_tokens_per_s_upper_bound",
+    "weights_gib",
+    "usable_gib_per_gpu",
+    "kv_gib_per_conversation",
+    "conversations",
+    "allreduce_count_per_token",
+    "allreduce_mib_per_token",
+    "prefill_allreduce_ms",
+    "bubble_fraction",
+    "decode_tokens_per_s_upper_bound",
 )
 
 
@@ -75,7 +82,8 @@ def cell(text: Any) -> str:
 def lead_finding(rec: Recommendation) -> Finding | None:
     """The finding that explains the decision: an error that rules the rest out, else the first info."""
     return next((f for f in rec.findings if f.severity == "error"), None) or next(
-        (f for f in rec.findings if f.severity == "info"), None)
+        (f for f in rec.findings if f.severity == "info"), None
+    )
 
 
 def figure_cite(tr: FigureTrace) -> Citation | None:
@@ -104,8 +112,13 @@ def figure_rows(rec: Recommendation, notes: Footnotes) -> list[tuple[str, str, s
         if t is None:
             continue
         how, cite = _describe(t, rec.lang)
-        rows.append((label(key if key != "conversations" else "conversations_figure", rec.lang),
-                     number(t.value, t.unit, rec.lang), f"{how} {notes.ref(cite)}".strip()))
+        rows.append(
+            (
+                label(key if key != "conversations" else "conversations_figure", rec.lang),
+                number(t.value, t.unit, rec.lang),
+                f"{how} {notes.ref(cite)}".strip(),
+            )
+        )
     return rows
 
 
@@ -167,19 +180,34 @@ def cite_dict(c: Citation | None) -> dict[str, Any] | None:
 def trace_dict(t: FigureTrace) -> dict[str, Any]:
     """The contract's figure trace: value, unit, kind, the formula with and without numbers, its source."""
     return {
-        "fact": t.fact, "value": t.value, "unit": t.unit, "kind": t.kind, "formula_id": t.formula_id,
-        "formula": t.formula, "with_numbers": t.with_numbers, "assumptions": t.assumptions or None,
-        "source": cite_dict(t.cite), "detail": t.detail or None,
+        "fact": t.fact,
+        "value": t.value,
+        "unit": t.unit,
+        "kind": t.kind,
+        "formula_id": t.formula_id,
+        "formula": t.formula,
+        "with_numbers": t.with_numbers,
+        "assumptions": t.assumptions or None,
+        "source": cite_dict(t.cite),
+        "detail": t.detail or None,
     }
 
 
 def finding_dict(f: Finding, audit: bool = False) -> dict[str, Any]:
     """The contract's finding object, one shape everywhere; an audit's adds `evidence` and `suppressed`."""
     out: dict[str, Any] = {
-        "rule": f.rule, "severity": f.severity, "topics": list(f.topics), "title": f.title,
-        "explanation": f.explanation, "fix": f.fix, "verify": list(f.verify), "layout": f.layout,
-        "conflicts": list(f.conflicts), "facts": f.facts,
-        "sources": [cite_dict(c) for c in f.sources], "figures": [trace_dict(t) for t in f.figures],
+        "rule": f.rule,
+        "severity": f.severity,
+        "topics": list(f.topics),
+        "title": f.title,
+        "explanation": f.explanation,
+        "fix": f.fix,
+        "verify": list(f.verify),
+        "layout": f.layout,
+        "conflicts": list(f.conflicts),
+        "facts": f.facts,
+        "sources": [cite_dict(c) for c in f.sources],
+        "figures": [trace_dict(t) for t in f.figures],
     }
     if audit:
         out["evidence"] = [e.as_dict() for e in f.evidence]
@@ -207,8 +235,10 @@ def branch_text(b: Branch, lang: str) -> str:
     findings that come and go."""
     parts = [f"{value_text(b.value, lang)}: {b.layout.label() if b.layout else label('no_layout_short', lang)}"]
     if b.figure:
-        parts.append(f"{figure_label(b.figure, lang)} {number(b.figure_value, b.unit, lang)} "
-                     f"{label('instead_of', lang)} {number(b.assumed_value, b.unit, lang)}")
+        parts.append(
+            f"{figure_label(b.figure, lang)} {number(b.figure_value, b.unit, lang)} "
+            f"{label('instead_of', lang)} {number(b.assumed_value, b.unit, lang)}"
+        )
     if b.gained:
         parts.append(f"{label('adds', lang)} {', '.join(b.gained)}")
     if b.lost:
@@ -233,14 +263,27 @@ def assumption_dict(a: Assumption) -> dict[str, Any]:
     """The contract's assumption: the fact, the value assumed, why it was assumed and what reads it,
     the question that settles it, and the answer under each other value that changes it."""
     return {
-        "fact": a.fact, "value": a.value, "state": a.state, "assumed_because": a.reason, "why": a.why,
-        "rules": list(a.rules), "formulas": list(a.formulas), "question": a.question, "settle": a.settle,
+        "fact": a.fact,
+        "value": a.value,
+        "state": a.state,
+        "assumed_because": a.reason,
+        "why": a.why,
+        "rules": list(a.rules),
+        "formulas": list(a.formulas),
+        "question": a.question,
+        "settle": a.settle,
         "otherwise": [
-            {"value": b.value, "layout": b.layout.as_dict() if b.layout else None,
-             "layout_label": b.layout.label() if b.layout else None,
-             "figure": {"fact": b.figure, "value": b.figure_value, "assumed": b.assumed_value, "unit": b.unit}
-             if b.figure else None,
-             "findings_added": list(b.gained), "findings_removed": list(b.lost), "text": branch_text(b, a.lang)}
+            {
+                "value": b.value,
+                "layout": b.layout.as_dict() if b.layout else None,
+                "layout_label": b.layout.label() if b.layout else None,
+                "figure": {"fact": b.figure, "value": b.figure_value, "assumed": b.assumed_value, "unit": b.unit}
+                if b.figure
+                else None,
+                "findings_added": list(b.gained),
+                "findings_removed": list(b.lost),
+                "text": branch_text(b, a.lang),
+            }
             for b in a.otherwise
         ],
     }
@@ -305,12 +348,23 @@ def fleet_rows(items: list[FleetItem]) -> list[FleetRow]:
             rows.append(FleetRow(item.path, "unusable", "-", {}, (), item.error or ""))
             continue
         rec = item.result.recommendation
-        rows.append(FleetRow(
-            item.path, item.result.worst() or "clean", rec.layout.label() if rec and rec.layout else "-",
-            item.result.summary(),
-            tuple(sorted({f.rule for f in item.result.findings
-                          if f.severity in ("error", "warning") and not f.suppressed})),
-        ))
+        rows.append(
+            FleetRow(
+                item.path,
+                item.result.worst() or "clean",
+                rec.layout.label() if rec and rec.layout else "-",
+                item.result.summary(),
+                tuple(
+                    sorted(
+                        {
+                            f.rule
+                            for f in item.result.findings
+                            if f.severity in ("error", "warning") and not f.suppressed
+                        }
+                    )
+                ),
+            )
+        )
     return rows
 
 

@@ -43,8 +43,14 @@ def recommendation(rec: Recommendation) -> dict[str, Any]:
         "figures": rec.figures,
         "figure_traces": {k: trace_dict(t) for k, t in rec.traces.items()},
         "alternatives": [
-            {"layout": a.layout.as_dict(), "label": a.layout.label(), "figures": a.figures,
-             "why_not": list(a.why_not), "rules": list(a.rules), "rejected": a.rejected}
+            {
+                "layout": a.layout.as_dict(),
+                "label": a.layout.label(),
+                "figures": a.figures,
+                "why_not": list(a.why_not),
+                "rules": list(a.rules),
+                "rejected": a.rejected,
+            }
             for a in rec.alternatives
         ],
         "findings": [finding_dict(f) for f in rec.findings],
@@ -89,9 +95,16 @@ def sizing(result: Sizing) -> dict[str, Any]:
         "lang": result.lang,
         "input": {k: v for k, v in result.input.items() if k != "hardware"},
         "platforms": [
-            {"id": r.platform.id, "name": r.platform.name, "gpus": r.gpus, "status": r.status,
-             "layout": r.rec.layout.as_dict() if r.rec.layout else None, "conversations": r.conversations,
-             "serves_users": r.serves(users) if users else None, "figures": r.rec.figures}
+            {
+                "id": r.platform.id,
+                "name": r.platform.name,
+                "gpus": r.gpus,
+                "status": r.status,
+                "layout": r.rec.layout.as_dict() if r.rec.layout else None,
+                "conversations": r.conversations,
+                "serves_users": r.serves(users) if users else None,
+                "figures": r.rec.figures,
+            }
             for r in result.rows
         ],
         "smallest": result.smallest.platform.id if result.smallest else None,
@@ -107,7 +120,10 @@ def as_dict(record: Any) -> dict[str, Any]:
 
 
 BY_TYPE: dict[type, Callable[[Any], dict[str, Any]]] = {
-    Recommendation: recommendation, AuditResult: audit, Sizing: sizing, FleetItem: fleet,
+    Recommendation: recommendation,
+    AuditResult: audit,
+    Sizing: sizing,
+    FleetItem: fleet,
 }
 
 

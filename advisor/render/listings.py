@@ -34,13 +34,25 @@ def explain_rule(rules: RuleBase, kb: Knowledge, rule_id: str, lang: str) -> str
     """A rule's page, as `ruff rule` prints one: what it does, why it matters, example, sources."""
     r = rules.get(rule_id)
     wrap = lambda text: textwrap.fill(text, 100)  # noqa: E731
-    out = [f"{r.id}: {r.title.get(lang)}", "",
-           f"{label('severity', lang)}: {r.severity}    {label('topics', lang)}: {', '.join(r.topics)}    "
-           f"{label('effect', lang)}: {r.effect} ({r.scope})", "",
-           f"## {label('what', lang)}", wrap(r.what.get(lang)), "",
-           f"## {label('why', lang)}", wrap(r.why.get(lang)), "",
-           f"## {label('example', lang)}", wrap(r.example.get(lang)), "",
-           f"## {label('condition', lang)}", f"    {r.when.text}", ""]
+    out = [
+        f"{r.id}: {r.title.get(lang)}",
+        "",
+        f"{label('severity', lang)}: {r.severity}    {label('topics', lang)}: {', '.join(r.topics)}    "
+        f"{label('effect', lang)}: {r.effect} ({r.scope})",
+        "",
+        f"## {label('what', lang)}",
+        wrap(r.what.get(lang)),
+        "",
+        f"## {label('why', lang)}",
+        wrap(r.why.get(lang)),
+        "",
+        f"## {label('example', lang)}",
+        wrap(r.example.get(lang)),
+        "",
+        f"## {label('condition', lang)}",
+        f"    {r.when.text}",
+        "",
+    ]
     if r.fix:
         out += [f"## {label('fix', lang)}", wrap(r.fix.get(lang)), ""]
     if r.verify:
@@ -77,10 +89,22 @@ def list_gpus(kb: Knowledge, lang: str) -> str:
         nv = g.nvlink if g.nvlink == "none" else f"{g.nvlink} {format_number(g.nvlink_gbs_per_direction)}"
         p2p = {True: "yes", False: "no", None: "?"}[g.pcie_p2p]
         fmt = "/".join(x for x, ok in (("fp8", g.fp8), ("fp4", g.fp4)) if ok) or "-"
-        rows.append([g.id, g.name, f"{g.memory_gb:g}", reported, format_number(g.memory_bandwidth_gbs),
-                     f"Gen{g.pcie_gen}" if g.pcie_gen else "-", nv, p2p, fmt])
-    return _table(rows, ["id", "name", "GB", "GiB reported", "mem GB/s", "PCIe", "NVLink (GB/s each way)", "PCIe P2P",
-                         "formats"])
+        rows.append(
+            [
+                g.id,
+                g.name,
+                f"{g.memory_gb:g}",
+                reported,
+                format_number(g.memory_bandwidth_gbs),
+                f"Gen{g.pcie_gen}" if g.pcie_gen else "-",
+                nv,
+                p2p,
+                fmt,
+            ]
+        )
+    return _table(
+        rows, ["id", "name", "GB", "GiB reported", "mem GB/s", "PCIe", "NVLink (GB/s each way)", "PCIe P2P", "formats"]
+    )
 
 
 def list_models(kb: Knowledge, lang: str) -> str:
@@ -92,10 +116,22 @@ def list_models(kb: Knowledge, lang: str) -> str:
         params = f"{m.params_b:g}B" if m.params_b else "?"
         active = f"{m.active_params_b:g}B" if m.active_params_b else "?"
         ckpts = ", ".join(f"{k.precision} {k.stated_as}" for k in m.checkpoints) or "-"
-        rows.append([m.id, m.kind, m.attention, str(c.get("num_hidden_layers")),
-                     f"{c.get('num_attention_heads')}/{c.get('num_key_value_heads')}", experts, params, active, ckpts])
-    return _table(rows, ["id", "kind", "attn", "layers", "heads/kv", "experts/tok", "params", "active",
-                         "published checkpoints"])
+        rows.append(
+            [
+                m.id,
+                m.kind,
+                m.attention,
+                str(c.get("num_hidden_layers")),
+                f"{c.get('num_attention_heads')}/{c.get('num_key_value_heads')}",
+                experts,
+                params,
+                active,
+                ckpts,
+            ]
+        )
+    return _table(
+        rows, ["id", "kind", "attn", "layers", "heads/kv", "experts/tok", "params", "active", "published checkpoints"]
+    )
 
 
 def list_conflicts(kb: Knowledge, lang: str) -> str:
@@ -103,8 +139,9 @@ def list_conflicts(kb: Knowledge, lang: str) -> str:
     out = []
     for c in kb.conflicts.values():
         out.append(f"{c.id}: {c.title.get(lang)}")
-        out += [textwrap.fill(f"- {cl.source} ({cl.locator}): {cl.says}", 100, subsequent_indent="  ")
-                for cl in c.claims]
+        out += [
+            textwrap.fill(f"- {cl.source} ({cl.locator}): {cl.says}", 100, subsequent_indent="  ") for cl in c.claims
+        ]
         out.append(textwrap.fill(f"→ {c.resolution.get(lang)}", 100, subsequent_indent="  "))
         out.append(textwrap.fill(f"  {c.why.get(lang)}", 100, subsequent_indent="  "))
         out.append("")
@@ -113,8 +150,11 @@ def list_conflicts(kb: Knowledge, lang: str) -> str:
 
 def list_platforms(kb: Knowledge, lang: str) -> str:
     """The platforms `advisor size` compares."""
-    rows = [[p.id, p.name, p.gpu, str(p.gpus_per_node), str(p.nodes), p.nvlink or kb.gpus[p.gpu].nvlink_fitted]
-            for p in kb.platforms.values() if p.gpu in kb.gpus]
+    rows = [
+        [p.id, p.name, p.gpu, str(p.gpus_per_node), str(p.nodes), p.nvlink or kb.gpus[p.gpu].nvlink_fitted]
+        for p in kb.platforms.values()
+        if p.gpu in kb.gpus
+    ]
     return _table(rows, ["id", "name", "gpu", "GPUs/node", "nodes", "nvlink"])
 
 
@@ -136,9 +176,21 @@ def list_formulas(kb: Knowledge, lang: str, sympy_form: bool = True) -> str:
             out.append(f"    sympy: {sympy.sstr(to_sympy(f.expr))}")
         if f.spec.when:
             out.append(f"    when: {f.spec.when}")
-        out.append(textwrap.fill(f"{label('assumptions', lang)}: {f.spec.assumptions.get(lang)}", 100,
-                                 initial_indent="    ", subsequent_indent="    "))
+        out.append(
+            textwrap.fill(
+                f"{label('assumptions', lang)}: {f.spec.assumptions.get(lang)}",
+                100,
+                initial_indent="    ",
+                subsequent_indent="    ",
+            )
+        )
         quote = f": “{f.spec.cite.quote}”" if f.spec.cite.quote else ""
-        out.append(textwrap.fill(f"source: {f.spec.cite.source} — {f.spec.cite.locator}{quote}", 100,
-                                 initial_indent="    ", subsequent_indent="    "))
+        out.append(
+            textwrap.fill(
+                f"source: {f.spec.cite.source} — {f.spec.cite.locator}{quote}",
+                100,
+                initial_indent="    ",
+                subsequent_indent="    ",
+            )
+        )
     return "\n".join(out) + "\n"

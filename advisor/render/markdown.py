@@ -75,9 +75,12 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
             out += finding(f, kb, lang, notes)
         out.append("")
     if rec.alternatives:
-        out += [f"## {label('alternatives', lang)}", "",
-                f"| {label('layout', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |",
-                "|---|---:|---|"]
+        out += [
+            f"## {label('alternatives', lang)}",
+            "",
+            f"| {label('layout', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |",
+            "|---|---:|---|",
+        ]
         for a in rec.alternatives:
             conv = a.figures.get("conversations")
             shown = format_number(conv) if conv is not None else "–"
@@ -91,9 +94,11 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
         out.append("")
     if rec.unknowns:
         out += [f"## {label('unknowns', lang)}", ""]
-        out += [f"- **{u.fact}**: {u.question} — "
-                + (f"{label('needed_by', lang)}: {u.why} (`{'`, `'.join(u.rules)}`)" if u.rules else u.why)
-                for u in rec.unknowns]
+        out += [
+            f"- **{u.fact}**: {u.question} — "
+            + (f"{label('needed_by', lang)}: {u.why} (`{'`, `'.join(u.rules)}`)" if u.rules else u.why)
+            for u in rec.unknowns
+        ]
         out.append("")
     if rec.launch:
         out += [f"## {label('launch', lang)}", ""]
@@ -138,8 +143,11 @@ def drawing(result: AuditResult) -> str:
     paths = topology.get("paths") or {}
     for i, grp in enumerate(result.groups):
         hops = [pair_path(paths, a, b) or "?" for a, b in zip(grp, grp[1:], strict=False)]
-        lines.append(f"{label('tp_group', result.lang)} {chr(ord('A') + i)}: " + " — ".join(f"GPU{x}" for x in grp)
-                     + (f"  ({', '.join(hops)})" if hops else ""))
+        lines.append(
+            f"{label('tp_group', result.lang)} {chr(ord('A') + i)}: "
+            + " — ".join(f"GPU{x}" for x in grp)
+            + (f"  ({', '.join(hops)})" if hops else "")
+        )
     return "\n".join(lines)
 
 
@@ -149,11 +157,13 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
     notes = Footnotes(kb, [])
     s = result.summary()
     facts = result.facts
-    out = [f"# {label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}", "",
-           f"{label('model_head', lang)}: **{facts.get('model') or '?'}** · "
-           f"{label('engine', lang)}: {facts.get('engine') or '?'} · "
-           + ", ".join(f"**{n}** {k}" for k, n in s.items()),
-           ""]
+    out = [
+        f"# {label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}",
+        "",
+        f"{label('model_head', lang)}: **{facts.get('model') or '?'}** · "
+        f"{label('engine', lang)}: {facts.get('engine') or '?'} · " + ", ".join(f"**{n}** {k}" for k, n in s.items()),
+        "",
+    ]
     out += [*(f"> ⚠ {p}" for p in result.problems), *([""] if result.problems else [])]
     if result.recommendation and result.recommendation.layout:
         out += [f"{label('deployed_layout', lang)}: **{result.recommendation.layout.label()}**", ""]
@@ -165,8 +175,11 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
         if gpus and len(gpus) <= 16:
             out += ["| | " + " | ".join(f"GPU{g}" for g in gpus) + " |", "|---" * (len(gpus) + 1) + "|"]
             for a in gpus:
-                out.append(f"| **GPU{a}** | "
-                           + " | ".join("X" if a == b else (pair_path(paths, a, b) or "?") for b in gpus) + " |")
+                out.append(
+                    f"| **GPU{a}** | "
+                    + " | ".join("X" if a == b else (pair_path(paths, a, b) or "?") for b in gpus)
+                    + " |"
+                )
             out.append("")
     out += [f"## {label('findings', lang)}", ""]
     if not result.findings:
@@ -176,8 +189,10 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
     out.append("")
     if result.unknowns:
         out += [f"## {label('unknowns', lang)}", ""]
-        out += [f"- **{u.fact}**: {u.question}" + (f" — {label('settled_by', lang)}: {u.settle}" if u.settle else "")
-                for u in result.unknowns]
+        out += [
+            f"- **{u.fact}**: {u.question}" + (f" — {label('settled_by', lang)}: {u.settle}" if u.settle else "")
+            for u in result.unknowns
+        ]
         out.append("")
     out += [f"## {label('inputs', lang)}", ""]
     for i in result.inputs:
@@ -190,8 +205,12 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
 def fleet(items: list[FleetItem], kb: Knowledge) -> str:
     """The fleet as a table, worst bundle first, then the totals."""
     lang = next((i.result.lang for i in items if i.result), "en")
-    out = [f"# {label('audit', lang)}: {len(items)} bundles", "", "| | bundle | layout | " + " | ".join(
-        s for s in ("error", "warning", "advice", "info")) + " | rules |", "|---|---|---|---:|---:|---:|---:|---|"]
+    out = [
+        f"# {label('audit', lang)}: {len(items)} bundles",
+        "",
+        "| | bundle | layout | " + " | ".join(s for s in ("error", "warning", "advice", "info")) + " | rules |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
     for row in fleet_rows(items):
         counts = " | ".join(str(row.counts.get(s, "")) for s in ("error", "warning", "advice", "info"))
         rules = ", ".join(f"`{r}`" for r in row.rules) if row.error is None else cell(row.error)
@@ -205,15 +224,20 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     notes = Footnotes(kb, [])
     users = result.input["workload"].get("concurrent_conversations")
     models = result.facts.get("independent_models") or 1
-    out = [f"# {label('size_title', lang)}: {result.input['model']} ({result.input['precision'].upper()})", "",
-           *([f"{models} {label('models_each', lang)}", ""] if models > 1 else []),
-           f"| {label('platform', lang)} | {label('status', lang)} | {label('layout', lang)} | "
-           f"{label('conversations', lang)} | {label('serves', lang)} |",
-           "|---|---|---|---:|---|"]
+    out = [
+        f"# {label('size_title', lang)}: {result.input['model']} ({result.input['precision'].upper()})",
+        "",
+        *([f"{models} {label('models_each', lang)}", ""] if models > 1 else []),
+        f"| {label('platform', lang)} | {label('status', lang)} | {label('layout', lang)} | "
+        f"{label('conversations', lang)} | {label('serves', lang)} |",
+        "|---|---|---|---:|---|",
+    ]
     for r in result.rows:
         conv = format_number(r.conversations) if r.conversations is not None else "–"
-        out.append(f"| {r.platform.name} | {size_status(r, lang)} | {r.rec.layout.label() if r.rec.layout else '–'} | "
-                   f"{conv} | {serves_word(r, users, lang)} |")
+        out.append(
+            f"| {r.platform.name} | {size_status(r, lang)} | {r.rec.layout.label() if r.rec.layout else '–'} | "
+            f"{conv} | {serves_word(r, users, lang)} |"
+        )
     out.append("")
     if result.smallest:
         out.append(f"**{smallest_label(result)}:** {result.smallest.platform.name}")
@@ -226,7 +250,10 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
 
 
 BY_TYPE: dict[type, Callable[[Any, Knowledge], str]] = {
-    Recommendation: recommendation, AuditResult: audit, Sizing: sizing, FleetItem: fleet,
+    Recommendation: recommendation,
+    AuditResult: audit,
+    Sizing: sizing,
+    FleetItem: fleet,
 }
 
 

@@ -87,8 +87,14 @@ def _result(f: Finding, rule_index: dict[str, int], read: list[InputFile], index
     return item
 
 
-def _run(result: AuditResult | None, kb: Knowledge, rules: RuleBase, lang: str, error: str | None = None,
-         inputs: list[InputFile] | None = None) -> dict[str, Any]:
+def _run(
+    result: AuditResult | None,
+    kb: Knowledge,
+    rules: RuleBase,
+    lang: str,
+    error: str | None = None,
+    inputs: list[InputFile] | None = None,
+) -> dict[str, Any]:
     """One run: the tool with every rule, the input files as artifacts, one result per finding."""
     described = sorted(rules.rules.values(), key=lambda r: r.id)
     rule_index = {r.id: i for i, r in enumerate(described)}
@@ -99,12 +105,24 @@ def _run(result: AuditResult | None, kb: Knowledge, rules: RuleBase, lang: str, 
     if error:
         notifications.append({"level": "error", "message": {"text": error}})
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "advisor", "version": __version__, "language": lang,
-                            "rules": [rule_descriptor(r, kb, lang) for r in described]}},
+        "tool": {
+            "driver": {
+                "name": "advisor",
+                "version": __version__,
+                "language": lang,
+                "rules": [rule_descriptor(r, kb, lang) for r in described],
+            }
+        },
         "language": lang,
         "invocations": [{"executionSuccessful": result is not None, "toolExecutionNotifications": notifications}],
-        "artifacts": [{"location": artifact_location(i.path), "roles": ["analysisTarget"],
-                       "properties": {"kinds": i.kinds, "notes": i.notes}} for i in files],
+        "artifacts": [
+            {
+                "location": artifact_location(i.path),
+                "roles": ["analysisTarget"],
+                "properties": {"kinds": i.kinds, "notes": i.notes},
+            }
+            for i in files
+        ],
         "results": [_result(f, rule_index, read, index) for f in (result.findings if result else [])],
     }
     if any(not Path(i.path).is_absolute() for i in files):
@@ -126,8 +144,14 @@ def fleet(items: list[FleetItem], kb: Knowledge, rules: RuleBase) -> dict[str, A
     lang = next((i.result.lang for i in items if i.result), "en")
     runs = []
     for item in items:
-        run = _run(item.result, kb, rules, item.result.lang if item.result else lang, error=item.error,
-                   inputs=[InputFile(item.path)])
+        run = _run(
+            item.result,
+            kb,
+            rules,
+            item.result.lang if item.result else lang,
+            error=item.error,
+            inputs=[InputFile(item.path)],
+        )
         run["automationDetails"] = {"id": f"advisor-audit/{Path(item.path).name}"}
         runs.append(run)
     return _document(runs)

@@ -79,10 +79,13 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
         width = max(len(r[0]) for r in rows)
         vwidth = max(len(r[1]) for r in rows)
         for name, value, how in rows:
-            out.append(textwrap.fill(
-                f"  {name:<{width}}  {value:>{vwidth}}  {how}", WIDTH,
-                subsequent_indent=" " * (width + vwidth + 6),
-            ))
+            out.append(
+                textwrap.fill(
+                    f"  {name:<{width}}  {value:>{vwidth}}  {how}",
+                    WIDTH,
+                    subsequent_indent=" " * (width + vwidth + 6),
+                )
+            )
     if rec.findings:
         out += ["", label("findings", lang)]
         for f in rec.findings:
@@ -94,9 +97,13 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
             conv = a.figures.get("conversations")
             conv_text = f"{format_number(conv)} {label('conversations', lang)}" if conv is not None else ""
             why = "; ".join(a.why_not)
-            out.append(textwrap.fill(
-                f"  {a.layout.label():<{width}}  {conv_text:>18}  — {why}", WIDTH, subsequent_indent=" " * (width + 25)
-            ))
+            out.append(
+                textwrap.fill(
+                    f"  {a.layout.label():<{width}}  {conv_text:>18}  — {why}",
+                    WIDTH,
+                    subsequent_indent=" " * (width + 25),
+                )
+            )
     if rec.assumptions:
         out += ["", label("assumptions_head", lang)]
         for assumed in rec.assumptions:
@@ -123,9 +130,12 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
     notes = Footnotes(kb, [])
     s = result.summary()
     facts = result.facts
-    out = [f"{label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · "
-           f"{label('model', lang)} {facts.get('model') or '?'} · "
-           f"{', '.join(f'{n} {k}' for k, n in s.items())}", ""]
+    out = [
+        f"{label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · "
+        f"{label('model', lang)} {facts.get('model') or '?'} · "
+        f"{', '.join(f'{n} {k}' for k, n in s.items())}",
+        "",
+    ]
     if result.problems:
         out += [*(f"⚠ {p}" for p in result.problems), ""]
     if result.recommendation and result.recommendation.layout:
@@ -159,8 +169,9 @@ def fleet(items: list[FleetItem], kb: Knowledge) -> str:
             out.append(f"unusable  {row.path}: {row.error}")
             continue
         counts = " ".join(f"{n}{k[0]}" for k, n in row.counts.items())
-        out.append(f"{row.worst:<8}  {row.path}  [{row.layout}]  {counts}"
-                   + (f"  {', '.join(row.rules)}" if row.rules else ""))
+        out.append(
+            f"{row.worst:<8}  {row.path}  [{row.layout}]  {counts}" + (f"  {', '.join(row.rules)}" if row.rules else "")
+        )
     out.append(fleet_totals(items))
     return "\n".join(out) + "\n"
 
@@ -170,16 +181,34 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     lang = result.lang
     notes = Footnotes(kb, [])
     users = result.input["workload"].get("concurrent_conversations")
-    out = [f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
-           f"{format_number(result.input['workload']['context_tokens'])} tokens"
-           + (f" · {users} {label('conversations', lang)}" if users else "")
-           + (f" · {models} {label('models_each', lang)}" if (models := result.facts.get("independent_models") or 1) > 1
-              else ""), ""]
-    rows = [[r.platform.name, size_status(r, lang), r.rec.layout.label() if r.rec.layout else "–",
-             format_number(r.conversations) if r.conversations is not None else "–", serves_word(r, users, lang)]
-            for r in result.rows]
-    header = [label("platform", lang), label("status", lang), label("layout", lang), label("conversations", lang),
-              label("serves", lang) if users else ""]
+    out = [
+        f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
+        f"{format_number(result.input['workload']['context_tokens'])} tokens"
+        + (f" · {users} {label('conversations', lang)}" if users else "")
+        + (
+            f" · {models} {label('models_each', lang)}"
+            if (models := result.facts.get("independent_models") or 1) > 1
+            else ""
+        ),
+        "",
+    ]
+    rows = [
+        [
+            r.platform.name,
+            size_status(r, lang),
+            r.rec.layout.label() if r.rec.layout else "–",
+            format_number(r.conversations) if r.conversations is not None else "–",
+            serves_word(r, users, lang),
+        ]
+        for r in result.rows
+    ]
+    header = [
+        label("platform", lang),
+        label("status", lang),
+        label("layout", lang),
+        label("conversations", lang),
+        label("serves", lang) if users else "",
+    ]
     widths = [max(len(str(x[i])) for x in [header, *rows]) for i in range(len(header))]
     out.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -198,7 +227,10 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
 
 
 BY_TYPE: dict[type, Callable[[Any, Knowledge], str]] = {
-    Recommendation: recommendation, AuditResult: audit, Sizing: sizing, FleetItem: fleet,
+    Recommendation: recommendation,
+    AuditResult: audit,
+    Sizing: sizing,
+    FleetItem: fleet,
 }
 
 

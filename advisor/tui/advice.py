@@ -18,8 +18,8 @@ from textual.widgets import RichLog
 from advisor.chat.strings import t
 
 if TYPE_CHECKING:
-    from advisor.kb.knowledge import Citation, Knowledge
     from advisor.core.records import Recommendation
+    from advisor.kb.knowledge import Citation, Knowledge
 
 
 class AdvicePanel(RichLog):
@@ -38,10 +38,9 @@ class AdvicePanel(RichLog):
         if rec is None or kb is None:
             self._replace(Text(t("no_rec", lang), style="italic"))
             return
-        from advisor.i18n import label
-        from advisor.render.common import Footnotes, figure_cite, headline, lead_finding
-        from advisor.i18n import number
         from advisor.chat.replies import serious
+        from advisor.i18n import label, number
+        from advisor.render.common import Footnotes, figure_cite, headline, lead_finding
 
         numbered = Footnotes(kb, list(notes))
         parts: list[object] = [Text(headline(rec), style="bold")]
@@ -58,8 +57,11 @@ class AdvicePanel(RichLog):
             tr = rec.traces.get(key)
             if tr is None or tr.value is None:
                 continue
-            table.add_row(label("conversations_figure" if key == "conversations" else key, lang),
-                          number(tr.value, tr.unit, lang), numbered.ref(figure_cite(tr)))
+            table.add_row(
+                label("conversations_figure" if key == "conversations" else key, lang),
+                number(tr.value, tr.unit, lang),
+                numbered.ref(figure_cite(tr)),
+            )
         parts += [Text(""), table]
         warn = serious(rec)
         if warn:

@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.binding import Binding
 
-from advisor.tui.chat import ChatScreen
-from advisor.tui.commands import AdvisorCommands
 from advisor.chat.recording import RecorderFactory
 from advisor.chat.recording import recorder_factory as transcript_recorders
 from advisor.chat.strings import t
 from advisor.i18n import LANGS
+from advisor.tui.chat import ChatScreen
+from advisor.tui.commands import AdvisorCommands
 
 if TYPE_CHECKING:
     from advisor.core.engine import Engine
-
 
 
 class AdvisorApp(App[str]):
@@ -37,7 +36,9 @@ class AdvisorApp(App[str]):
     ]
     ENABLE_COMMAND_PALETTE = True
 
-    def __init__(self, engine: Engine | None = None, lang: str = "en", recorder_factory: RecorderFactory | None = None) -> None:
+    def __init__(
+        self, engine: Engine | None = None, lang: str = "en", recorder_factory: RecorderFactory | None = None
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.lang = lang if lang in LANGS else "en"
@@ -73,8 +74,13 @@ class AdvisorApp(App[str]):
         self.exit(self.chat.close_session())
 
 
-def make_app(engine: Engine | None = None, lang: str = "en", transcripts: Path | None = None,
-             recorder_factory: RecorderFactory | None = None, redact: bool = True) -> AdvisorApp:
+def make_app(
+    engine: Engine | None = None,
+    lang: str = "en",
+    transcripts: Path | None = None,
+    recorder_factory: RecorderFactory | None = None,
+    redact: bool = True,
+) -> AdvisorApp:
     """The chat app. `engine`: an already loaded engine (else it loads after the screen is up);
     `transcripts`: the transcript folder; `recorder_factory(engine, lang)`: returns a recorder or None
     (default: advisor.transcripts.Recorder into `transcripts`)."""

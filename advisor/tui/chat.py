@@ -22,23 +22,32 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, TabbedContent, TabPane
 
+from advisor.chat.strings import t
 from advisor.tui.advice import AdvicePanel
 from advisor.tui.chatinput import AnswerSuggester, ChatInput
 from advisor.tui.chatlog import ChatLog
 from advisor.tui.drawing import GpuDrawing
 from advisor.tui.fact_panel import FactsTable
 from advisor.tui.sources import SourcesList
-from advisor.chat.strings import t
 
 if TYPE_CHECKING:
+    from advisor.chat.dialogue import ChatSession, Reply
     from advisor.core.engine import Engine
     from advisor.kb.knowledge import Citation
-    from advisor.chat.dialogue import ChatSession, Reply
 
 ECHO_AFTER = 0.1  # seconds a typed line waits for its answer before it is shown on its own
-KEY_LABELS = {"help": "key_help", "facts": "key_facts", "report": "key_report", "gpus": "key_gpus",
-              "sources": "key_sources", "toggle_lang": "key_lang", "save": "key_save", "new": "key_new",
-              "quit_if_empty": "key_quit", "focus_input": "key_input"}
+KEY_LABELS = {
+    "help": "key_help",
+    "facts": "key_facts",
+    "report": "key_report",
+    "gpus": "key_gpus",
+    "sources": "key_sources",
+    "toggle_lang": "key_lang",
+    "save": "key_save",
+    "new": "key_new",
+    "quit_if_empty": "key_quit",
+    "focus_input": "key_input",
+}
 
 
 @dataclass
@@ -113,8 +122,8 @@ class ChatScreen(Screen[None]):
     # --- turns -------------------------------------------------------------------------------------
 
     def _start(self) -> None:
-        from advisor.errors import AdvisorError
         from advisor.chat.dialogue import ChatSession
+        from advisor.errors import AdvisorError
 
         try:
             if self.engine is None:
@@ -186,7 +195,7 @@ class ChatScreen(Screen[None]):
         text = event.value
         # Clear only what was submitted: keys typed after Enter may already be in the field.
         if event.input.value.startswith(text):
-            event.input.value = event.input.value[len(text):]
+            event.input.value = event.input.value[len(text) :]
         self.submit(text)
 
     def on_chat_input_pasted(self, event: ChatInput.Pasted) -> None:
@@ -283,8 +292,8 @@ class ChatScreen(Screen[None]):
 
     def on_facts_table_edit_requested(self, event: FactsTable.EditRequested) -> None:
         """Open the editor for a fact; its value comes back as `/set FACT VALUE`."""
-        from advisor.tui.edit import EditFactScreen
         from advisor.chat.replies import choice_text
+        from advisor.tui.edit import EditFactScreen
 
         row = event.row
         spec = self.engine.kb.facts.get(row.fact) if self.engine is not None else None

@@ -42,7 +42,7 @@ class AnswerSuggester(Suggester):
                 continue
             for word in self.words:
                 if len(word) > len(tail) and word.lower().startswith(tail):
-                    return value + word[len(tail):]
+                    return value + word[len(tail) :]
         return None
 
 

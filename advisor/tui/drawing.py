@@ -68,7 +68,14 @@ def placement(rec: Recommendation) -> list[dict[str, int]]:
     layout = rec.layout
     out = []
     for g in range(total):
-        item = {"gpu": g, "node": g // per_node, "domain": (g % per_node) // max(domain, 1), "copy": -1, "stage": -1, "rank": -1}
+        item = {
+            "gpu": g,
+            "node": g // per_node,
+            "domain": (g % per_node) // max(domain, 1),
+            "copy": -1,
+            "stage": -1,
+            "rank": -1,
+        }
         if layout is not None and g < layout.gpus:
             item["copy"] = g // layout.gpus_per_replica
             inner = g % layout.gpus_per_replica

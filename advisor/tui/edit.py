@@ -29,8 +29,11 @@ class EditFactScreen(ModalScreen[str | None]):
 
         with Vertical(id="edit-box", classes="dialog"):
             yield Label(t("edit_title", self.lang, fact=self.label_text), classes="dialog-title")
-            yield Input(value=self.value, id="edit-input", suggester=SuggestFromList(self.choices, case_sensitive=False)
-                        if self.choices else None)
+            yield Input(
+                value=self.value,
+                id="edit-input",
+                suggester=SuggestFromList(self.choices, case_sensitive=False) if self.choices else None,
+            )
             if self.choices:
                 yield Label(" · ".join(self.choices), classes="dialog-note")
             yield Label(t("edit_hint", self.lang), classes="dialog-note")

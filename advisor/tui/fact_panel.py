@@ -80,7 +80,7 @@ class FactsTable(ScrollView, can_focus=True):
         if not same:
             self.refresh()
             return
-        for i, (old, new) in enumerate(zip(before, rows)):
+        for i, (old, new) in enumerate(zip(before, rows, strict=False)):
             if (old.label, old.shown, old.origin) != (new.label, new.shown, new.origin):
                 self._refresh_row(i)
 
@@ -126,7 +126,7 @@ class FactsTable(ScrollView, can_focus=True):
 
     def _strip(self, cells: tuple[str, ...], style: Style, width: int) -> Strip:
         segments: list[Segment] = []
-        for text, cell_width in zip(cells, WIDTHS):
+        for text, cell_width in zip(cells, WIDTHS, strict=False):
             cell = Text(text, no_wrap=True, overflow="ellipsis")
             cell.truncate(cell_width, overflow="ellipsis", pad=True)
             segments.append(Segment(f" {cell.plain} ", style))

@@ -3,11 +3,11 @@ pastes into a ticket; Rich renders it in one widget, which opens at once even fo
 
 from __future__ import annotations
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from rich.markdown import Markdown
 from textual.widgets import Label, Static
 
 from advisor.chat.strings import t

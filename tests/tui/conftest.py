@@ -22,8 +22,12 @@ def build(engine: Any, tmp_path: Path) -> Callable[..., AdvisorApp]:
     """make_app around the loaded engine; transcripts go to tmp_path (and only when record=True)."""
 
     def make(lang: str = "en", record: bool = False) -> AdvisorApp:
-        app = make_app(engine=engine, lang=lang, transcripts=tmp_path / "transcripts",
-                       recorder_factory=None if record else NO_RECORDING)
+        app = make_app(
+            engine=engine,
+            lang=lang,
+            transcripts=tmp_path / "transcripts",
+            recorder_factory=None if record else NO_RECORDING,
+        )
         app.animation_level = "none"  # tab underlines and scrolls jump: faster, and snapshots are stable
         return app
 

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from advisor.chat.consult import PATHS, REQUIRED, Consultation
-from advisor.errors import AdvisorError
-from advisor.core.layouts import Layout
-from advisor.render.common import headline
 from advisor.chat.dialogue import ChatSession, outcome
+from advisor.chat.replies import choice_text
+from advisor.core.layouts import Layout
+from advisor.errors import AdvisorError
+from advisor.render.common import headline
 from advisor.tui.drawing import draw, placement
 from advisor.tui.fact_panel import FactsTable
-from advisor.chat.replies import choice_text
 from tests.tui.conftest import advisor_said, consult, drive, say
 
 RTX_70B = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache"]
@@ -98,8 +98,9 @@ def test_moe_model_on_pcie_cards(build, advise, engine):
         session = await consult(pilot, ["4 RTX PRO 6000", "Qwen3-235B-A22B FP8"])
         rec = session.c.rec
         assert engine.kb.find_model(rec.input["model"]).kind == "moe"
-        expected = advise({"model": "Qwen3-235B-A22B", "precision": "fp8",
-                           "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4}})
+        expected = advise(
+            {"model": "Qwen3-235B-A22B", "precision": "fp8", "hardware": {"gpu": "RTX PRO 6000", "gpus_per_node": 4}}
+        )
         assert rec.layout == expected.layout and rec.layout.gpus == 4
         assert rec.machine.nvlink == "none"
         assert_every_question_mattered(engine, session)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.layouts import Layout
 from advisor.chat.dialogue import ChatSession, parse_intent, read_layout
+from advisor.core.layouts import Layout
 
 RTX_60 = ["two RTX PRO 6000", "Llama 3.3 70B FP8 with FP8 KV cache", "60 users"]
 
@@ -20,21 +20,39 @@ def rtx60(engine) -> ChatSession:
     return session
 
 
-@pytest.mark.parametrize(("text", "kind", "rest"), [
-    ("why?", "why", ""), ("Warum", "why", ""), ("how", "how", ""), ("wie?", "how", ""),
-    ("why not TP=4?", "why_not", "TP=4"), ("warum nicht Replikate?", "why_not", "Replikate"),
-    ("what if 120 users?", "what_if", "120 users"), ("was wäre wenn 120 Nutzer", "what_if", "120 Nutzer"),
-    ("/lang de", "command", "/lang de"), ("wie viele GPUs", "answer", "wie viele GPUs"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "rest"),
+    [
+        ("why?", "why", ""),
+        ("Warum", "why", ""),
+        ("how", "how", ""),
+        ("wie?", "how", ""),
+        ("why not TP=4?", "why_not", "TP=4"),
+        ("warum nicht Replikate?", "why_not", "Replikate"),
+        ("what if 120 users?", "what_if", "120 users"),
+        ("was wäre wenn 120 Nutzer", "what_if", "120 Nutzer"),
+        ("/lang de", "command", "/lang de"),
+        ("wie viele GPUs", "answer", "wie viele GPUs"),
+    ],
+)
 def test_intents(text, kind, rest):
     assert parse_intent(text) == (kind, rest)
 
 
-@pytest.mark.parametrize(("text", "layout"), [
-    ("TP=4", Layout(2, 4, 1)), ("tp 2 pp 2", Layout(2, 2, 2)), ("replicas=2,tp=2", Layout(2, 2, 1)),
-    ("replicas", Layout(8, 1, 1)), ("Replikate", Layout(8, 1, 1)), ("one card", Layout(1, 1, 1)),
-    ("PP", Layout(1, 1, 8)), ("TP", Layout(1, 8, 1)), ("something", None),
-])
+@pytest.mark.parametrize(
+    ("text", "layout"),
+    [
+        ("TP=4", Layout(2, 4, 1)),
+        ("tp 2 pp 2", Layout(2, 2, 2)),
+        ("replicas=2,tp=2", Layout(2, 2, 1)),
+        ("replicas", Layout(8, 1, 1)),
+        ("Replikate", Layout(8, 1, 1)),
+        ("one card", Layout(1, 1, 1)),
+        ("PP", Layout(1, 1, 8)),
+        ("TP", Layout(1, 8, 1)),
+        ("something", None),
+    ],
+)
 def test_layouts_named_in_why_not(text, layout):
     assert read_layout(text, total=8, per_node=8) == layout
 
@@ -51,7 +69,10 @@ def test_what_if_variants(rtx60):
     assert "| Layout | TP 2 | 2 × 1 GPU |" in rtx60.respond("what if 20 users").text
     assert "I could not read a change in “the moon”" in rtx60.respond("what if the moon").text
     failed = rtx60.respond("what if 0 users").text  # the engine's reason, not a "?"
-    assert failed == "With that change the advisor cannot answer: chat: workload.concurrent_conversations: the number must be at least 1, not 0"
+    assert (
+        failed == "With that change the advisor cannot answer: chat: workload.concurrent_conversations: "
+        "the number must be at least 1, not 0"
+    )
     assert rtx60.c.fields["workload.concurrent_conversations"] == 60
 
 

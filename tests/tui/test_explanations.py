@@ -24,7 +24,10 @@ def test_why_how_why_not_what_if(build):
         # how: formula, with numbers, value with unit, kind, source quote and footnote
         how = await say(pilot, "how")
         assert "- **KV cache of one conversation** = **1.25 GiB** (exact) [3]" in how.text
-        assert "`kv_gib_per_conversation = kv_bytes_per_token × context_tokens / 2^30` → `163,840 × 8,192 / 2^30`" in how.text
+        assert (
+            "`kv_gib_per_conversation = kv_bytes_per_token × context_tokens / 2^30` → `163,840 × 8,192 / 2^30`"
+            in how.text
+        )
         assert "“an FP8 cache of 1.25 GiB per 8,192-token conversation”" in how.text
         # why not: the layout evaluated, what rules it out, beside the recommendation
         why_not = await say(pilot, "why not replicas?")

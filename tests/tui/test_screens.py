@@ -8,8 +8,8 @@ import threading
 from textual.widgets import Input, TabbedContent
 
 from advisor.core.engine import Engine
-from advisor.errors import RuleBaseError
 from advisor.core.layouts import Layout
+from advisor.errors import RuleBaseError
 from advisor.tui.app import make_app
 from advisor.tui.chat import ECHO_AFTER
 from advisor.tui.chatinput import AnswerSuggester, ChatInput
@@ -170,7 +170,9 @@ def test_new_consultation_and_palette(build):
 
 def test_suggestions_complete_names_choices_and_commands():
     suggester = AnswerSuggester()
-    suggester.set_words(["Llama 3.3 70B Instruct", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "bridge-4", "/sources"])
+    suggester.set_words(
+        ["Llama 3.3 70B Instruct", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "bridge-4", "/sources"]
+    )
 
     def suggest(value: str) -> str | None:
         return asyncio.run(suggester.get_suggestion(value))

@@ -66,8 +66,14 @@ def render(root: Path | None = None) -> str:
         if tr.names:
             lines.append("    if " + " or ".join(f"v_{n} is None" for n in tr.names) + ":")
             lines.append("        return None")
-        lines += ["    try:", f"        return {body}", "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
-                  "        return None", "", ""]
+        lines += [
+            "    try:",
+            f"        return {body}",
+            "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
+            "        return None",
+            "",
+            "",
+        ]
         table.append(f'    "{fid}": {name},')
     lines += ["FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *table, "}", ""]
     return "\n".join(lines)

@@ -25,7 +25,14 @@ _BINARY = {
     ast.Mod: lambda a, b: sympy.Mod(a, b),
     ast.FloorDiv: lambda a, b: sympy.floor(a / b),
 }
-_COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge, ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
+_COMPARE = {
+    ast.Lt: sympy.Lt,
+    ast.LtE: sympy.Le,
+    ast.Gt: sympy.Gt,
+    ast.GtE: sympy.Ge,
+    ast.Eq: sympy.Eq,
+    ast.NotEq: sympy.Ne,
+}
 
 
 @cache

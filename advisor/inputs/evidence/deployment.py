@@ -53,5 +53,11 @@ def deployment_facts(parsed: Parsed) -> Iterator[Contribution]:
             yield Contribution(key, dict(value or {}))
 
 
-DEPLOYMENT = Reader("deployment", looks_like_deployment, parse_deployment, deployment_facts, first_only=True,
-                    yields=(*SETTINGS, *SECTIONS))
+DEPLOYMENT = Reader(
+    "deployment",
+    looks_like_deployment,
+    parse_deployment,
+    deployment_facts,
+    first_only=True,
+    yields=(*SETTINGS, *SECTIONS),
+)

@@ -12,8 +12,25 @@ ACS_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl")
 ACS_ON = re.compile(r"\b(" + "|".join(ACS_FLAGS) + r")\+")
 
 
-KERNEL_PARAMS = ("BOOT_IMAGE", "root", "ro", "quiet", "splash", "console", "intel_iommu", "amd_iommu", "iommu",
-                 "iommu.passthrough", "mitigations", "panic", "init", "rdinit", "nomodeset", "crashkernel", "pci")
+KERNEL_PARAMS = (
+    "BOOT_IMAGE",
+    "root",
+    "ro",
+    "quiet",
+    "splash",
+    "console",
+    "intel_iommu",
+    "amd_iommu",
+    "iommu",
+    "iommu.passthrough",
+    "mitigations",
+    "panic",
+    "init",
+    "rdinit",
+    "nomodeset",
+    "crashkernel",
+    "pci",
+)
 
 
 def _param_line(text: str) -> tuple[int, str] | None:
@@ -42,7 +59,9 @@ def looks_like_dmesg(text: str) -> bool:
     """Kernel log lines that speak of the IOMMU, DMAR, AMD-Vi or a hypervisor."""
     if not any(word in text for word in ("DMAR", "AMD-Vi", "iommu", "IOMMU", "Hypervisor")):
         return False
-    return bool(re.search(r"(DMAR:|AMD-Vi:|iommu: Default domain type|Hypervisor detected|Intel-IOMMU|IOMMU enabled)", text))
+    return bool(
+        re.search(r"(DMAR:|AMD-Vi:|iommu: Default domain type|Hypervisor detected|Intel-IOMMU|IOMMU enabled)", text)
+    )
 
 
 def looks_like_lspci(text: str) -> bool:
@@ -97,9 +116,13 @@ def parse_dmesg(text: str, file: str) -> Parsed:
             faults.append((no, line))
         m = re.search(r"iommu: Default domain type: (\w+)", line)
         if m:
-            data["iommu"] = {"Translated": "translated", "Passthrough": "passthrough"}.get(m.group(1), m.group(1).lower())
+            data["iommu"] = {"Translated": "translated", "Passthrough": "passthrough"}.get(
+                m.group(1), m.group(1).lower()
+            )
             out.at("iommu", no, line)
-        elif re.search(r"DMAR: IOMMU enabled|AMD-Vi: .*(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled", line):
+        elif re.search(
+            r"DMAR: IOMMU enabled|AMD-Vi: .*(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled", line
+        ):
             data.setdefault("iommu_enabled", True)
             out.at("iommu_enabled", no, line)
         m = re.search(r"Hypervisor detected: (\S+)", line)
@@ -135,7 +158,12 @@ def parse_lspci(text: str, file: str) -> Parsed:
         if current is None:
             if not stripped.startswith("ACSCtl:"):
                 continue
-            current = {"address": f"(line {no})", "class": "PCI bridge (from a filtered listing)", "name": "", "line": no}
+            current = {
+                "address": f"(line {no})",
+                "class": "PCI bridge (from a filtered listing)",
+                "name": "",
+                "line": no,
+            }
             devices.append(current)
         if stripped.startswith("ACSCtl:"):
             enabled = ACS_ON.findall(stripped)
@@ -165,13 +193,23 @@ def parse_lspci(text: str, file: str) -> Parsed:
     if not devices:
         out.notes.append("no PCI device headers found")
     acs = [d["address"] for d in devices if d.get("acs_enabled")]
-    nvidia = [d for d in devices if "NVIDIA" in str(d.get("name")) and ("3D" in str(d["class"]) or "VGA" in str(d["class"]))]
+    nvidia = [
+        d for d in devices if "NVIDIA" in str(d.get("name")) and ("3D" in str(d["class"]) or "VGA" in str(d["class"]))
+    ]
     out.data = {
         "devices": devices,
         "acs_enabled_bridges": acs,
         "acs_checked": any("acs_enabled" in d for d in devices),
-        "gpus": [{"address": d["address"], "link_gts": d.get("link_gts"), "link_width": d.get("link_width"),
-                  "downgraded": d.get("downgraded", False), "bars": d.get("bars", [])} for d in nvidia],
+        "gpus": [
+            {
+                "address": d["address"],
+                "link_gts": d.get("link_gts"),
+                "link_width": d.get("link_width"),
+                "downgraded": d.get("downgraded", False),
+                "bars": d.get("bars", []),
+            }
+            for d in nvidia
+        ],
     }
     return out
 

@@ -14,9 +14,13 @@ from typing import Any
 from advisor.inputs.evidence import Parsed, clean
 from advisor.inputs.evidence.reader import ALL_RANKS, Contribution, Reader, fact
 
-VLLM = re.compile(r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)")
+VLLM = re.compile(
+    r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)"
+)
 SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
-ENV = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)")
+ENV = re.compile(
+    r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)"
+)
 COMMAND = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
 CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)\s+run\b")
 
@@ -32,8 +36,12 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "max_model_len": ("--max-model-len", "--context-length"),
     "memory_utilization": ("--gpu-memory-utilization", "--mem-fraction-static"),
 }
-SWITCHES = {"--enable-expert-parallel": "enable_ep", "--enable-dp-attention": "dp_attention",
-            "--disable-custom-all-reduce": "custom_allreduce_off", "--enable-p2p-check": "p2p_check"}
+SWITCHES = {
+    "--enable-expert-parallel": "enable_ep",
+    "--enable-dp-attention": "dp_attention",
+    "--disable-custom-all-reduce": "custom_allreduce_off",
+    "--enable-p2p-check": "p2p_check",
+}
 
 
 def looks_like_launch(text: str) -> bool:
@@ -80,7 +88,13 @@ def read_flags(tokens: list[str]) -> dict[str, Any]:
         if name in SWITCHES:
             found[SWITCHES[name]] = True
     for i, tok in enumerate(tokens):
-        if tok == "serve" and i > 0 and tokens[i - 1].endswith("vllm") and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+        if (
+            tok == "serve"
+            and i > 0
+            and tokens[i - 1].endswith("vllm")
+            and i + 1 < len(tokens)
+            and not tokens[i + 1].startswith("-")
+        ):
             found.setdefault("model", tokens[i + 1])
     return found
 
@@ -148,7 +162,7 @@ def parse_launch(text: str, file: str) -> Parsed:
         engine = _engine(line)
         runs = COMMAND.search(line) or CONTAINER_RUN.search(line)
         if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:")):
-            tokens = _tokens(line[line.find(line.lstrip()):])
+            tokens = _tokens(line[line.find(line.lstrip()) :])
             launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
             out.at(f"launch:{len(launches) - 1}", no, line)
     if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers|command|args)\s*:", text, re.M):
@@ -159,8 +173,10 @@ def parse_launch(text: str, file: str) -> Parsed:
                 _from_mapping(doc, out, launches)
         except AdvisorError as exc:
             out.notes.append(exc.one_line())
-        for i, launch in enumerate(launches):
-            no = next((n for n, line in enumerate(text.split("\n"), 1) if _engine(line) or "tensor-parallel" in line), 1)
+        for i in range(len(launches)):
+            no = next(
+                (n for n, line in enumerate(text.split("\n"), 1) if _engine(line) or "tensor-parallel" in line), 1
+            )
             out.at(f"launch:{i}", no, text.split("\n")[no - 1])
     for launch in launches:
         launch["env"] = {**env_lines, **launch["env"]}
@@ -216,7 +232,24 @@ def launch_facts(parsed: Parsed) -> Iterator[Contribution]:
     yield fact("nccl_p2p_disable", disabled, parsed.evidence.get("env:NCCL_P2P_DISABLE") or where)
 
 
-LAUNCH = Reader("launch", looks_like_launch, parse_launch, launch_facts, first_only=True,
-                yields=("engine", "deployment.tp", "deployment.pp", "deployment.dp", "fact:ep_flag", "deployment.ep",
-                        "model", "precision", "kv_cache_dtype", "workload.context_tokens", "deployment.gpus",
-                        "fact:nccl_p2p_disable"))
+LAUNCH = Reader(
+    "launch",
+    looks_like_launch,
+    parse_launch,
+    launch_facts,
+    first_only=True,
+    yields=(
+        "engine",
+        "deployment.tp",
+        "deployment.pp",
+        "deployment.dp",
+        "fact:ep_flag",
+        "deployment.ep",
+        "model",
+        "precision",
+        "kv_cache_dtype",
+        "workload.context_tokens",
+        "deployment.gpus",
+        "fact:nccl_p2p_disable",
+    ),
+)

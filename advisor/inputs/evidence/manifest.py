@@ -27,7 +27,11 @@ def parse_manifest(text: str, file: str) -> Parsed:
     for step in data.get("steps", []):
         if step.get("status") not in ("ok",):
             out.notes.append(f"{step.get('command')}: {step.get('status')} ({step.get('detail')})")
-    out.data = {"nvidia_gpus": data.get("nvidia_gpus"), "summary": data.get("summary"), "steps": len(data.get("steps", []))}
+    out.data = {
+        "nvidia_gpus": data.get("nvidia_gpus"),
+        "summary": data.get("summary"),
+        "steps": len(data.get("steps", [])),
+    }
     return out
 
 

@@ -10,18 +10,27 @@ from advisor.inputs.evidence import Evidence, Parsed, clean
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
-OLD_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+OLD_ROW = re.compile(
+    r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
+)
 LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_p2p": re.compile(r"NCCL INFO Channel \d+.* via P2P/"),
     "nccl_shm": re.compile(r"NCCL INFO Channel \d+.* via SHM"),
     "nccl_net": re.compile(r"NCCL INFO Channel \d+.* via NET/"),
     "nccl_p2p_disabled": re.compile(r"P2P is disabled|NCCL_P2P_DISABLE set|P2P (is )?not supported", re.I),
     "nccl_warn": re.compile(r"NCCL WARN"),
-    "nccl_timeout": re.compile(r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out|collective operation timeout", re.I),
+    "nccl_timeout": re.compile(
+        r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out"
+        r"|collective operation timeout",
+        re.I,
+    ),
     "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices", re.I),
     "custom_allreduce_disabled": re.compile(r"Custom ?all ?reduce(V2)? is disabled", re.I),
-    "oom": re.compile(r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory"
-                      r"|Available KV cache memory: -", re.I),
+    "oom": re.compile(
+        r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory"
+        r"|Available KV cache memory: -",
+        re.I,
+    ),
 }
 
 
@@ -37,8 +46,14 @@ def looks_like_allreduce(text: str) -> bool:
 def looks_like_p2p_test(text: str) -> bool:
     """The CUDA sample p2pBandwidthLatencyTest."""
     # its banner or its tables; the program's name alone also shows in shell prompts of its build folder
-    return any(mark in text for mark in ("P2P (Peer-to-Peer) GPU Bandwidth Latency Test", "P2P Connectivity Matrix",
-                                         "Bandwidth Matrix (GB/s)"))
+    return any(
+        mark in text
+        for mark in (
+            "P2P (Peer-to-Peer) GPU Bandwidth Latency Test",
+            "P2P Connectivity Matrix",
+            "Bandwidth Matrix (GB/s)",
+        )
+    )
 
 
 ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values()), re.I)
@@ -47,7 +62,10 @@ ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values(
 def looks_like_log(text: str) -> bool:
     """An engine or NCCL log with one of the lines the audit knows."""
     lowered = text.lower()
-    if not any(w in lowered for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")):
+    if not any(
+        w in lowered
+        for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")
+    ):
         return False
     return bool(ANY_EVENT.search(text))
 
@@ -60,10 +78,19 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     avg = None
     peak_at: tuple[int, str] | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
-        m = re.search(r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$", line)
+        m = re.search(
+            r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$", line
+        )
         if m:
-            ranks.append({"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "bus": m.group(4),
-                          "name": m.group(5).strip()})
+            ranks.append(
+                {
+                    "rank": int(m.group(1)),
+                    "host": m.group(2),
+                    "device": int(m.group(3)),
+                    "bus": m.group(4),
+                    "name": m.group(5).strip(),
+                }
+            )
             out.at(f"rank:{m.group(1)}", no, line)
             continue
         m = ROW.match(line)
@@ -71,12 +98,24 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         if (m or old) and not line.lstrip().startswith("#"):
             try:
                 if m:
-                    rows.append({"bytes": float(m.group(1)), "time_us": float(m.group(6)), "algbw": float(m.group(7)),
-                                 "busbw": float(m.group(8))})
+                    rows.append(
+                        {
+                            "bytes": float(m.group(1)),
+                            "time_us": float(m.group(6)),
+                            "algbw": float(m.group(7)),
+                            "busbw": float(m.group(8)),
+                        }
+                    )
                 else:
                     assert old is not None
-                    rows.append({"bytes": float(old.group(1)), "time_us": float(old.group(4)), "algbw": float(old.group(5)),
-                                 "busbw": float(old.group(6))})
+                    rows.append(
+                        {
+                            "bytes": float(old.group(1)),
+                            "time_us": float(old.group(4)),
+                            "algbw": float(old.group(5)),
+                            "busbw": float(old.group(6)),
+                        }
+                    )
             except ValueError:
                 continue
             if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
@@ -95,16 +134,18 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     peak = max(rows, key=lambda r: r["busbw"])
     if peak_at is not None:
         out.evidence["peak"] = Evidence(file, peak_at[0], peak_at[1].strip())
-    out.data.update({
-        "rows": rows,
-        "peak_busbw": peak["busbw"],
-        "peak_bytes": peak["bytes"],
-        "avg_busbw": avg,
-        "ranks": ranks,
-        "hosts": sorted({str(r["host"]) for r in ranks}),
-        "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
-        "gpu_names": sorted({str(r["name"]) for r in ranks}),
-    })
+    out.data.update(
+        {
+            "rows": rows,
+            "peak_busbw": peak["busbw"],
+            "peak_bytes": peak["bytes"],
+            "avg_busbw": avg,
+            "ranks": ranks,
+            "hosts": sorted({str(r["host"]) for r in ranks}),
+            "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
+            "gpu_names": sorted({str(r["name"]) for r in ranks}),
+        }
+    )
     return out
 
 
@@ -129,7 +170,7 @@ def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list
     start = next((i for i, line in enumerate(lines) if line.strip() == "P2P Connectivity Matrix"), None)
     if start is None:
         return
-    for no, line in enumerate(lines[start + 2:], start + 3):
+    for no, line in enumerate(lines[start + 2 :], start + 3):
         cells = line.split()
         if len(cells) < 2 or not all(c.isdigit() for c in cells):
             break
@@ -158,14 +199,22 @@ def parse_p2p_test(text: str, file: str) -> Parsed:
         _connectivity(lines, allowed, denied, out)
     disabled = _matrix_mean(lines, "Unidirectional P2P=Disabled Bandwidth Matrix")
     enabled = _matrix_mean(lines, "Unidirectional P2P=Enabled Bandwidth")
-    data: dict[str, object] = {"denied": [f"{a}-{b}" for a, b in denied], "allowed": [f"{a}-{b}" for a, b in allowed],
-                               "p2p": "broken" if denied else ("ok" if allowed else None),
-                               "disabled_gbs": disabled, "enabled_gbs": enabled}
+    data: dict[str, object] = {
+        "denied": [f"{a}-{b}" for a, b in denied],
+        "allowed": [f"{a}-{b}" for a, b in allowed],
+        "p2p": "broken" if denied else ("ok" if allowed else None),
+        "disabled_gbs": disabled,
+        "enabled_gbs": enabled,
+    }
     if enabled is not None and disabled is not None and not denied:
         data["p2p"] = "ok" if enabled > disabled * 1.2 else "broken"
         if data["p2p"] == "broken":
             no = next(i for i, line in enumerate(lines, 1) if line.strip().startswith("Unidirectional P2P=Enabled"))
-            out.at("slow-p2p", no, f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)")
+            out.at(
+                "slow-p2p",
+                no,
+                f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)",
+            )
     if data["p2p"] is None:
         out.notes.append("neither 'CAN/CANNOT Access Peer' lines nor both bandwidth matrices found")
     out.data = data if any(v not in (None, []) for v in data.values()) else {}  # nothing read: not this output
@@ -187,8 +236,12 @@ def parse_log(text: str, file: str) -> Parsed:
     return out
 
 
-LOG_FACTS = {"nccl_timeout": "log_nccl_timeout", "peer_access_unsupported": "log_peer_access_unsupported",
-             "custom_allreduce_disabled": "log_custom_allreduce_disabled", "oom": "log_oom"}
+LOG_FACTS = {
+    "nccl_timeout": "log_nccl_timeout",
+    "peer_access_unsupported": "log_peer_access_unsupported",
+    "custom_allreduce_disabled": "log_custom_allreduce_disabled",
+    "oom": "log_oom",
+}
 
 
 def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
@@ -219,8 +272,18 @@ def log_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield fact("p2p", "ok", ev.get("nccl_p2p"))
 
 
-ALLREDUCE = Reader("nccl-tests", looks_like_allreduce, parse_allreduce, allreduce_facts,
-                   yields=("hardware.gpu", "fact:busbw_measured_gbs", "fact:busbw_ranks", "fact:busbw_hosts"))
+ALLREDUCE = Reader(
+    "nccl-tests",
+    looks_like_allreduce,
+    parse_allreduce,
+    allreduce_facts,
+    yields=("hardware.gpu", "fact:busbw_measured_gbs", "fact:busbw_ranks", "fact:busbw_hosts"),
+)
 P2P_TEST = Reader("p2p-bandwidth-test", looks_like_p2p_test, parse_p2p_test, p2p_test_facts, yields=("fact:p2p",))
-LOG = Reader("engine-log", looks_like_log, parse_log, log_facts,
-             yields=(*(f"fact:{name}" for name in LOG_FACTS.values()), "fact:p2p"))
+LOG = Reader(
+    "engine-log",
+    looks_like_log,
+    parse_log,
+    log_facts,
+    yields=(*(f"fact:{name}" for name in LOG_FACTS.values()), "fact:p2p"),
+)

@@ -55,7 +55,7 @@ class Contribution:
     @property
     def fact(self) -> str | None:
         """The host fact this contributes to, or None for a place in the scenario."""
-        return self.target[len(FACT):] if self.target.startswith(FACT) else None
+        return self.target[len(FACT) :] if self.target.startswith(FACT) else None
 
 
 def fact(name: str, value: Any, evidence: Evidence | None = None, fallback: bool = False) -> Contribution:

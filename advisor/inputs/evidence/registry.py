@@ -58,7 +58,9 @@ def read_text(path: Path, note: list[str]) -> str | None:
         note.append(f"cannot read: {exc.strerror or exc}")
         return None
     if len(raw) > MAX_TEXT:
-        note.append(f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read")
+        note.append(
+            f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read"
+        )
         raw = raw[:MAX_TEXT]
     head = raw[:8192]
     if b"\x00" in head:
@@ -80,9 +82,7 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
-            files += sorted(
-                f for f in p.rglob("*") if f.is_file() and not any(part in SKIP_NAMES for part in f.parts)
-            )
+            files += sorted(f for f in p.rglob("*") if f.is_file() and not any(part in SKIP_NAMES for part in f.parts))
         else:
             files.append(p)
     return files

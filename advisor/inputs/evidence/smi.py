@@ -15,7 +15,9 @@ def looks_like_query(text: str) -> bool:
     """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections."""
     if "Product Name" not in text:
         return False
-    return bool(re.search(r"^\s*Product Name\s*:", text, re.M)) and bool(re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M))
+    return bool(re.search(r"^\s*Product Name\s*:", text, re.M)) and bool(
+        re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M)
+    )
 
 
 def looks_like_csv(text: str) -> bool:
@@ -94,7 +96,9 @@ def parse_csv(text: str, file: str) -> Parsed:
     """Rows of `--query-gpu`: index, name, memory and bus id where the query asked for them."""
     out = Parsed("nvidia-smi-csv", file)
     lines = clean(text).split("\n")
-    start = next((i for i, line in enumerate(lines) if re.match(r"^\s*(index|name|pci\.bus_id|memory\.total)", line)), None)
+    start = next(
+        (i for i, line in enumerate(lines) if re.match(r"^\s*(index|name|pci\.bus_id|memory\.total)", line)), None
+    )
     if start is None:
         start = next((i for i, line in enumerate(lines) if re.match(r"^\d+, ", line)), None)
         if start is None:
@@ -104,8 +108,11 @@ def parse_csv(text: str, file: str) -> Parsed:
         rows = [["index", "name"]] + list(csv.reader(io.StringIO("\n".join(lines[start:]))))
         width = max(len(r) for r in rows[1:])
         guess = ["index", "name"] + [
-            "pci.bus_id" if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", rows[1][j]) else
-            ("memory.total" if "MiB" in rows[1][j] else f"column{j}") for j in range(2, width)]
+            "pci.bus_id"
+            if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", rows[1][j])
+            else ("memory.total" if "MiB" in rows[1][j] else f"column{j}")
+            for j in range(2, width)
+        ]
         rows[0] = guess
         start -= 1
     else:
@@ -117,7 +124,7 @@ def parse_csv(text: str, file: str) -> Parsed:
             if any(c.strip() for c in row):
                 out.notes.append(f"line {offset}: {len(row)} fields where the header has {len(header)}; skipped")
             continue
-        item = {h: c.strip() for h, c in zip(header, row)}
+        item = {h: c.strip() for h, c in zip(header, row, strict=False)}
         gpu: dict[str, object] = {"name": item.get("name")}
         if item.get("index", "").isdigit():
             gpu["index"] = int(item["index"])
@@ -182,9 +189,20 @@ def nvlink_facts(parsed: Parsed) -> Iterator[Contribution]:
     yield fact("nvlink_inactive_links", inactive, parsed.evidence.get(first) if first else None)
 
 
-QUERY = Reader("nvidia-smi-q", looks_like_query, parse_query, gpu_facts,
-               yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"))
-CSV = Reader("nvidia-smi-csv", looks_like_csv, parse_csv, gpu_facts,
-             yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"))
-NVLINK = Reader("nvidia-smi-nvlink", looks_like_nvlink, parse_nvlink, nvlink_facts,
-                yields=("fact:nvlink_inactive_links",))
+QUERY = Reader(
+    "nvidia-smi-q",
+    looks_like_query,
+    parse_query,
+    gpu_facts,
+    yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"),
+)
+CSV = Reader(
+    "nvidia-smi-csv",
+    looks_like_csv,
+    parse_csv,
+    gpu_facts,
+    yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"),
+)
+NVLINK = Reader(
+    "nvidia-smi-nvlink", looks_like_nvlink, parse_nvlink, nvlink_facts, yields=("fact:nvlink_inactive_links",)
+)

@@ -32,7 +32,8 @@ def looks_like_topo(text: str) -> bool:
     if "GPU0" not in text or "GPU1" not in text:
         return False
     return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and bool(
-        re.search(r"^[ \t]*GPU\d+[ \t]+(?:\S+[ \t]+)*?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M))
+        re.search(r"^[ \t]*GPU\d+[ \t]+(?:\S+[ \t]+)*?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)
+    )
 
 
 def looks_like_p2p(text: str) -> bool:
@@ -168,7 +169,9 @@ def worst_path(paths: dict[str, str], group: list[int]) -> str | None:
     return max(known, key=rank) if known else None
 
 
-def best_grouping(paths: dict[str, str], gpus: list[int], size: int, limit: int = 20000) -> tuple[list[list[int]], str | None]:
+def best_grouping(
+    paths: dict[str, str], gpus: list[int], size: int, limit: int = 20000
+) -> tuple[list[list[int]], str | None]:
     """Groups of `size` GPUs whose worst path is shortest (greedy over candidate groups), and that path."""
     if size < 2 or size > len(gpus):
         return [], None
@@ -252,7 +255,19 @@ def p2p_facts(parsed: Parsed) -> Iterator[Contribution]:
     yield fact("p2p", "ok" if parsed.data["all_ok"] else "broken", next(iter(parsed.evidence.values()), None))
 
 
-TOPO = Reader("nvidia-smi-topo", looks_like_topo, parse_topo, topo_facts, first_only=True,
-              yields=("hardware.gpus_per_node", "hardware.nvlink", "fact:nvlink_min_links", "fact:nvlink_max_links",
-                      "fact:nvlink_weak_pairs", "topology"))
+TOPO = Reader(
+    "nvidia-smi-topo",
+    looks_like_topo,
+    parse_topo,
+    topo_facts,
+    first_only=True,
+    yields=(
+        "hardware.gpus_per_node",
+        "hardware.nvlink",
+        "fact:nvlink_min_links",
+        "fact:nvlink_max_links",
+        "fact:nvlink_weak_pairs",
+        "topology",
+    ),
+)
 P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=("fact:p2p",))
