@@ -404,13 +404,13 @@ def name_index(items: Iterable[Any]) -> dict[str, str]:
 
 
 def _find(name: str, index: dict[str, str], what: str, listing: str) -> str:
-    from rapidfuzz import fuzz, process
-
     key = norm_name(name)
     if not key:
         raise InputError(f"empty {what} name")
     if key in index:
         return index[key]
+    from rapidfuzz import fuzz, process  # only a name that is not in the index pays for the fuzzy matcher
+
     numbers = set(re.findall(r"\d+", key))
     pool = [name for name in index if numbers <= set(re.findall(r"\d+", name))]
     found = process.extract(key, pool, scorer=fuzz.WRatio, limit=5, score_cutoff=85)
