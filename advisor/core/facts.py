@@ -10,11 +10,13 @@ absent, and says so (advisor.core.assumptions).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.inputs.evidence import Evidence
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Citation, Gpu, Knowledge
+
+if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
+    from advisor.inputs.evidence import Evidence
 
 DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
 # An input fact's state by its origin's kind: given (by the user), evidence (read from a host), a

@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.core.layouts import Layout
 from advisor.i18n import DEFAULT_LANG, Message, Text
-from advisor.inputs.evidence import InputFile
 from advisor.kb.knowledge import Citation, Platform
 from advisor.kb.rules import SEVERITIES
+
+if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
+    from advisor.inputs.evidence import InputFile
 
 NO_TEXT = Text()
 
