@@ -153,6 +153,10 @@ class _Filler(string.Formatter):
         self.lang = lang
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec.startswith("|"):  # {n:|conversation|conversations}: the number and its noun
+            one, _, many = format_spec[1:].partition("|")
+            noun = one if value == 1 else (many or one)
+            return f"{self.format_field(value, '')} {noun}"
         if value is None:
             return "?"
         if isinstance(value, bool):
@@ -168,10 +172,26 @@ class _Filler(string.Formatter):
 
 
 def fill(template: str, values: Mapping[str, Any], lang: str = DEFAULT_LANG) -> str:
-    """A template with its `{name}` fields filled from `values` as `lang` writes them; unknown ones show '?'."""
+    """A template with its `{name}` fields filled from `values` as `lang` writes them; unknown ones show '?'.
+
+    `{name:|one|many}` writes the number and the noun in its singular or plural form ("1 conversation",
+    "83 conversations"; "1 Gespräch", "83 Gespräche")."""
     if "{" not in template:
         return template
     return _Filler(lang).vformat(template, (), dict(values))
+
+
+def outline(template: str, braces: bool = True) -> str:
+    """A template with each field shown as its fact's name ('needs {deployed_gpus} GPUs'), for rule pages
+    and rule lists; `braces=False` drops the braces (SARIF's short descriptions)."""
+    out = []
+    for literal, name, spec, _conv in string.Formatter().parse(template):
+        out.append(literal)
+        if name:
+            field = f"{{{name}}}" if braces else name
+            plural = spec.rpartition("|")[2] if spec and spec.startswith("|") else ""
+            out.append(f"{field} {plural}" if plural else field)
+    return "".join(out)
 
 
 def placeholders(template: str) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from advisor.i18n import format_number, label
+from advisor.i18n import format_number, label, outline
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import citation_text
@@ -23,7 +23,7 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 def list_rules(rules: RuleBase, lang: str, topic: str | None = None) -> str:
     """One line per rule: id, severity, scope/effect, topics, title."""
     rows = [
-        [r.id, r.severity, r.effect if r.effect != "none" else r.scope, ",".join(r.topics), r.title.get(lang)]
+        [r.id, r.severity, r.effect if r.effect != "none" else r.scope, ",".join(r.topics), outline(r.title.get(lang))]
         for r in sorted(rules.rules.values(), key=lambda r: r.id)
         if topic is None or topic in r.topics
     ]
@@ -35,7 +35,7 @@ def explain_rule(rules: RuleBase, kb: Knowledge, rule_id: str, lang: str) -> str
     r = rules.get(rule_id)
     wrap = lambda text: textwrap.fill(text, 100)  # noqa: E731
     out = [
-        f"{r.id}: {r.title.get(lang)}",
+        f"{r.id}: {outline(r.title.get(lang))}",
         "",
         f"{label('severity', lang)}: {r.severity}    {label('topics', lang)}: {', '.join(r.topics)}    "
         f"{label('effect', lang)}: {r.effect} ({r.scope})",

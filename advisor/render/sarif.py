@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from advisor import __version__
 from advisor.core.records import AuditResult, Finding, FleetItem
+from advisor.i18n import outline
 from advisor.inputs.evidence import InputFile
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import Rule, RuleBase
@@ -43,7 +44,7 @@ def rule_descriptor(r: Rule, kb: Knowledge, lang: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": r.id,
         "name": "".join(part.title() for part in r.id.split("-")),
-        "shortDescription": {"text": r.title.get(lang).replace("{", "").replace("}", "")},
+        "shortDescription": {"text": outline(r.title.get(lang), braces=False)},
         "fullDescription": {"text": r.what.get(lang)},
         "help": {"text": f"{r.why.get(lang)} Example: {r.example.get(lang)}"},
         "defaultConfiguration": {"level": LEVEL[r.severity]},
