@@ -15,16 +15,18 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from advisor.core.engine import Engine
-from advisor.core.facts import Facts, Origin
-from advisor.core.layouts import Layout
+from advisor.core.engine import Engine, ScopeResult
+from advisor.core.facts import Facts, Origin, link_speeds
+from advisor.core.layouts import Layout, link_facts
 from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Unknown
 from advisor.errors import AdvisorError, InputError
+from advisor.fuzzy import closest
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
 from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
 from advisor.inputs.evidence.reader import ALL_RANKS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions, parse_files
 from advisor.inputs.scenario import build, check_nvlink, observed_nvlink
+from advisor.kb.knowledge import name_index, norm_name
 from advisor.kb.rules import SEVERITIES
 
 
@@ -51,7 +53,9 @@ def derive(
                 _fill(placed, place_of[name], c.value)
             f.put(name, c.value, c.evidence)
             continue
-        value = _catalogue_name(engine, str(c.value), c.names) if c.names and not _has(placed, c.target) else c.value
+        value = c.value
+        if c.target == "model" and c.value is not None and not _has(placed, "model"):
+            value = _catalogue_name(engine, str(c.value), c.names)
         if _fill(placed, c.target, value):
             name = fact_at.get(c.target, c.target)
             if c.evidence is not None:
@@ -94,16 +98,18 @@ def _fill(mapping: dict[str, Any], path: str, value: Any) -> bool:
 
 
 def _catalogue_name(engine: Engine, given: str, others: Iterable[str]) -> str:
-    """The model as the catalogue knows it: the name given, else the first of its other names the
-    catalogue finds (a local path's last part, a served model name); else the name given."""
+    """The model as the catalogue knows it: the name given, else the first of its other names (a repo's
+    or local path's last part, a served model name) that the catalogue holds exactly; else the name given."""
     for name in (given, *others):
-        if name:
-            try:
-                engine.kb.find_model(str(name))
-                return str(name)
-            except AdvisorError:
-                continue
+        if name and in_catalogue(engine, str(name)):
+            return str(name)
     return given
+
+
+def in_catalogue(engine: Engine, name: str) -> bool:
+    """Whether the catalogue holds this model name exactly (id, name, alias, HF repo or its last part):
+    a launch line's model is never matched loosely, since a near name is most often another model."""
+    return norm_name(name) in name_index(engine.kb.models.values())
 
 
 def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, Any]) -> list[list[int]]:
@@ -167,19 +173,66 @@ def _busbw_facts(f: Facts, env: Mapping[str, Any]) -> None:
     f.put("busbw_expected_gbs", gbs, None)
 
 
-def _hardware_env(engine: Engine, hw: Mapping[str, Any]) -> dict[str, Any]:
-    """Link facts of the GPU alone, for checks that need no model (measured bus bandwidth)."""
-    from advisor.core.facts import link_speeds
-
+def _host_env(engine: Engine, hw: Mapping[str, Any], layout: Layout, gpus: Sequence[int]) -> dict[str, Any]:
+    """What the host alone says, for checks that need no model: the deployed layout, and with a GPU the
+    catalogue knows, its links (speeds, peer-to-peer) and, where the GPU count is known (the host's, or
+    at least the GPUs CUDA_VISIBLE_DEVICES names on it), the link each parallel group crosses."""
+    env: dict[str, Any] = {
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "replicas": layout.replicas,
+        "ep": layout.ep,
+        "gpus_per_replica": layout.gpus_per_replica,
+    }
+    defaults = engine.kb.settings.get("defaults") or {}
+    for name, spec in engine.kb.facts.items():  # the host settings' defaults, as a scenario has them (bare metal)
+        place = spec.scenario or ""
+        value = defaults.get(place.rpartition(".")[2])
+        if spec.kind == "input" and place.startswith("hardware.") and value not in (None, "unknown"):
+            env[name] = value
+    if not hw.get("gpu"):
+        return env
     try:
         gpu = engine.kb.find_gpu(str(hw["gpu"]))
     except AdvisorError:
-        return {}
+        return env
+    per_node = int(hw.get("gpus_per_node") or len(gpus))
     nvlink = str(hw.get("nvlink") or gpu.nvlink_fitted)  # a bridge only where topo -m showed one
-    return {
-        **link_speeds(engine.kb, gpu, nvlink, int(hw.get("gpus_per_node") or 1), hw.get("node_link_gbps")),
-        "nvlink": nvlink,
-    }
+    env.update(link_speeds(engine.kb, gpu, nvlink, per_node or 1, hw.get("node_link_gbps")))
+    env.update(gpu=gpu.id, nvlink=nvlink, gpu_pcie_p2p=gpu.pcie_p2p)
+    if per_node:
+        env.update(gpus_per_node=per_node, total_gpus=per_node * int(hw.get("nodes") or 1))
+        env.update(link_facts(layout, env, engine.latency_us))
+    return env
+
+
+def _host_rules(engine: Engine, env: Mapping[str, Any], origins: Mapping[str, Origin], layout: Layout) -> ScopeResult:
+    """The layout rules on the host's facts alone. A rule decides only where every fact it reads, in its
+    condition, its texts and its figures, is known: a host rule (ACS, IOMMU, a VM, a card without P2P)
+    fires on the evidence, a rule that needs the model's figures stays undecided."""
+    out = engine.evaluate_scope("layout", env, {}, origins, layout)
+    kept: list[Finding] = []
+    for finding in out.findings:
+        rule = engine.rules.rules[finding.rule]
+        texts = (finding.title_text, finding.explanation_text, finding.fix_text, *finding.verify_text)
+        read = [v for m in texts if m is not None for v in m.values.values()]
+        if any(v is None for v in read) or any(env.get(n) is None for n in rule.figures):
+            out.undecided.append(rule)
+            out.firings = [replace(x, outcome=None) if x.rule == rule.id else x for x in out.firings]
+        else:
+            kept.append(finding)
+    out.findings = kept
+    return out
+
+
+def _not_in_catalogue(engine: Engine, model: str) -> str:
+    """The note for a model the catalogue does not hold, with the names closest to it."""
+    near = closest(model, sorted(engine.kb.models))
+    return (
+        f"model {model!r} is not in the catalogue"
+        + (f" ({near})" if near else "")
+        + ": the checks that need the model (fit, split) are left undecided; the host checks still run"
+    )
 
 
 def _nvlink_against_catalogue(engine: Engine, parsed: list[Parsed], f: Facts, hw: dict[str, Any]) -> str | None:
@@ -244,7 +297,11 @@ def audit(
         problems.append(note)
     env: dict[str, Any] = dict(f.values)
     origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
-    if raw.get("model") and hw.get("gpu"):
+    model = raw.get("model")
+    catalogued = bool(model) and in_catalogue(engine, str(model))
+    if model and not catalogued:
+        problems.append(_not_in_catalogue(engine, str(model)))
+    if catalogued and hw.get("gpu"):
         try:
             scenario = build(raw, engine.kb, where="deployment")
             rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
@@ -252,22 +309,24 @@ def audit(
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
             problems.append(f"cannot evaluate the deployment: {exc.one_line()}")
+    on_host = ScopeResult()
+    if rec is None:  # the host's own facts still decide the host rules; the model's wait for it
+        env = {**_host_env(engine, hw, layout, dep.get("gpus") or []), **env}
+        _busbw_facts(f, env)
+        env.update(f.values)
+        on_host = _host_rules(engine, env, origins, layout)
+        missing = "model" if not catalogued else None if hw.get("gpu") else "gpu"
+        if missing:
+            spec = engine.kb.facts[missing]
+            blocked = tuple(r.id for r in on_host.undecided)
+            why = Message(label_text("needed_for_audit"))
+            unknowns.append(Unknown(missing, spec.question or Text.same(missing), why, blocked, spec.settle))
     else:
-        missing = "model" if not raw.get("model") else "gpu"
-        spec = engine.kb.facts[missing]
-        unknowns.append(
-            Unknown(
-                missing, spec.question or Text.same(missing), Message(label_text("needed_for_audit")), (), spec.settle
-            )
-        )
-    if rec is None:  # the deployed layout and the GPU's links still decide the audit rules
-        deployed = {"tp": layout.tp, "pp": layout.pp, "replicas": layout.replicas, "ep": layout.ep}
-        env = {**(_hardware_env(engine, hw) if hw.get("gpu") else {}), **deployed, **env}
-    _busbw_facts(f, env)
-    env.update(f.values)
+        _busbw_facts(f, env)
+        env.update(f.values)
     host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
-    findings = (list(rec.findings) if rec else []) + host.findings
-    firings = (list(rec.firings) if rec else []) + host.firings
+    findings = (list(rec.findings) if rec else on_host.findings) + host.findings
+    firings = (list(rec.firings) if rec else on_host.firings) + host.firings
     findings = [_with_evidence(x, engine, f) for x in findings]
     findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
     findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.nccl import p2p_level
 from advisor.inputs.evidence.reader import ALL_RANKS, Contribution, Reader, fact
 
 VLLM = re.compile(
@@ -149,21 +150,33 @@ def _env(value: Any) -> dict[str, str]:
     return env
 
 
+COMMENT = re.compile(r"(?:^|\s)#.*$")
+
+
+def _uncommented(line: str) -> str:
+    """A shell line without its comment: `# export NCCL_P2P_DISABLE=1` sets nothing."""
+    return COMMENT.sub("", line)
+
+
 def parse_launch(text: str, file: str) -> Parsed:
-    """Every engine launch in the text: engine, model, TP/PP/DP/EP, GPU indices, NCCL settings."""
+    """Every engine launch in the text: engine, model, TP/PP/DP/EP, GPU indices, NCCL settings.
+
+    A launch takes the environment set on its own line and on the lines since the launch before it
+    (the last launch also the lines after it): a second launch's settings never reach the first."""
     out = Parsed("launch", file)
     text = clean(text)
     launches: list[dict[str, Any]] = []
-    env_lines: dict[str, str] = {}
+    env_lines: list[tuple[int, str, str, str]] = []  # line number, name, value, line
+    starts: list[int] = []
     for no, line in _join_continuations(text):
-        for m in ENV.finditer(line):
-            env_lines[m.group(1)] = m.group(2)
-            out.at(f"env:{m.group(1)}", no, line)
+        for m in ENV.finditer(_uncommented(line)):
+            env_lines.append((no, m.group(1), m.group(2), line))
         engine = _engine(line)
         runs = COMMAND.search(line) or CONTAINER_RUN.search(line)
         if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:")):
             tokens = _tokens(line[line.find(line.lstrip()) :])
             launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
+            starts.append(no)
             out.at(f"launch:{len(launches) - 1}", no, line)
     if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers|command|args)\s*:", text, re.M):
         from advisor.errors import AdvisorError
@@ -178,11 +191,27 @@ def parse_launch(text: str, file: str) -> Parsed:
                 (n for n, line in enumerate(text.split("\n"), 1) if _engine(line) or "tensor-parallel" in line), 1
             )
             out.at(f"launch:{i}", no, text.split("\n")[no - 1])
-    for launch in launches:
-        launch["env"] = {**env_lines, **launch["env"]}
+            starts.append(no)
+    from_yaml = len(set(starts)) < len(starts)  # containers of one manifest: each has its own environment
+    for i, launch in enumerate(launches):
+        first = starts[i - 1] if i else 0
+        last = starts[i] if i + 1 < len(launches) else len(text.split("\n"))
+        env: dict[str, str] = {}
+        for no, name, value, line in env_lines:
+            if first < no <= last and not from_yaml:
+                env[name] = value
+                out.at(f"env:{i}:{name}", no, line)
+        launch["env"] = {**env, **launch["env"]}
         devices = launch["env"].get("CUDA_VISIBLE_DEVICES")
         if devices and re.fullmatch(r"\d+(,\d+)*", devices):
             launch["gpus"] = [int(d) for d in devices.split(",")]
+    if len(launches) > 1:
+        lines = ", ".join(str(out.evidence[f"launch:{i}"].line) for i in range(1, len(launches)))
+        out.notes.append(
+            f"{len(launches)} launches: the audit reads the first (line {out.evidence['launch:0'].line}); "
+            f"the other{'s' if len(launches) > 2 else ''} (line{'s' if len(launches) > 2 else ''} {lines}) "
+            "are not evaluated: audit each on its own"
+        )
     if not launches:
         out.notes.append("mentions an engine but no launch command could be read")
     out.data = {"launches": launches}
@@ -228,8 +257,14 @@ def launch_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield Contribution("workload.context_tokens", item["max_model_len"])
     if item.get("gpus"):
         yield Contribution("deployment.gpus", item["gpus"])
-    disabled = str(item.get("env", {}).get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
-    yield fact("nccl_p2p_disable", disabled, parsed.evidence.get("env:NCCL_P2P_DISABLE") or where)
+    env = item.get("env", {})
+    disabled = str(env.get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
+    yield fact("nccl_p2p_disable", disabled, parsed.evidence.get("env:0:NCCL_P2P_DISABLE") or where)
+    level = p2p_level(str(env.get("NCCL_P2P_LEVEL", "")))
+    if level is not None:
+        where_level = parsed.evidence.get("env:0:NCCL_P2P_LEVEL") or where
+        yield fact("nccl_p2p_level", level[0], where_level)
+        yield fact("nccl_p2p_level_rank", level[1], where_level)
 
 
 LAUNCH = Reader(
@@ -251,5 +286,7 @@ LAUNCH = Reader(
         "workload.context_tokens",
         "deployment.gpus",
         "fact:nccl_p2p_disable",
+        "fact:nccl_p2p_level",
+        "fact:nccl_p2p_level_rank",
     ),
 )

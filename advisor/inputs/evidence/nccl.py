@@ -19,6 +19,7 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_net": re.compile(r"NCCL INFO Channel \d+.* via NET/"),
     "nccl_p2p_disabled": re.compile(r"P2P is disabled|NCCL_P2P_DISABLE set|P2P (is )?not supported", re.I),
     "nccl_warn": re.compile(r"NCCL WARN"),
+    "nccl_p2p_level": re.compile(r"NCCL_P2P_LEVEL set by environment to (\w+)"),
     "nccl_timeout": re.compile(
         r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out"
         r"|collective operation timeout",
@@ -32,6 +33,23 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
         re.I,
     ),
 }
+
+
+# NCCL_P2P_LEVEL (NCCL's env docs): the farthest path on which NCCL still uses P2P, as the rank of the
+# nvidia-smi topo -m path it allows (topo.PATH_RANK); PHB means "the same NUMA node", which topo -m
+# calls PHB or NODE. The legacy integers: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS, and greater is SYS.
+P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 5, "SYS": 6}
+P2P_LEVEL_NUMBERS = ("LOC", "PIX", "PXB", "PHB", "SYS")
+
+
+def p2p_level(value: str) -> tuple[str, int] | None:
+    """An NCCL_P2P_LEVEL value as its name and the farthest topo -m path rank it allows P2P on; None if unreadable."""
+    value = value.strip().strip("\"'").upper()
+    if value.isdigit():
+        value = P2P_LEVEL_NUMBERS[min(int(value), len(P2P_LEVEL_NUMBERS) - 1)]
+    if value in P2P_LEVELS:
+        return value, P2P_LEVELS[value]
+    return None
 
 
 def looks_like_allreduce(text: str) -> bool:
@@ -266,6 +284,12 @@ def log_facts(parsed: Parsed) -> Iterator[Contribution]:
     for event, name in LOG_FACTS.items():
         if events.get(event):
             yield fact(name, True, ev.get(event))
+    level_line = ev.get("nccl_p2p_level")
+    found = LOG_PATTERNS["nccl_p2p_level"].search(level_line.text) if level_line else None
+    level = p2p_level(found.group(1)) if found else None
+    if level is not None:
+        yield fact("nccl_p2p_level", level[0], level_line)
+        yield fact("nccl_p2p_level_rank", level[1], level_line)
     if events.get("peer_access_unsupported"):
         yield fact("p2p", "broken", ev.get("peer_access_unsupported"))
     elif events.get("nccl_p2p"):
@@ -285,5 +309,10 @@ LOG = Reader(
     looks_like_log,
     parse_log,
     log_facts,
-    yields=(*(f"fact:{name}" for name in LOG_FACTS.values()), "fact:p2p"),
+    yields=(
+        *(f"fact:{name}" for name in LOG_FACTS.values()),
+        "fact:nccl_p2p_level",
+        "fact:nccl_p2p_level_rank",
+        "fact:p2p",
+    ),
 )

@@ -247,6 +247,10 @@ def topo_facts(parsed: Parsed) -> Iterator[Contribution]:
             first = int(weak[0].split("-")[0])
             pairs = ", ".join(f"GPU{p.replace('-', '-GPU')}" for p in weak)
             yield fact("nvlink_weak_pairs", pairs, ev.get(f"row:{first}"))
+        linked = {frozenset(pair.split("-")) for pair in nv}
+        if len(gpus) > 1 and len(linked) == len(gpus) * (len(gpus) - 1) // 2:
+            # every pair on NVLink: peer-to-peer works between any two, unless a direct test says otherwise
+            yield fact("p2p", "ok", ev.get("row:0"), fallback=True)
     yield Contribution("topology", {**data, "evidence": ev})
 
 
@@ -267,6 +271,7 @@ TOPO = Reader(
         "fact:nvlink_min_links",
         "fact:nvlink_max_links",
         "fact:nvlink_weak_pairs",
+        "fact:p2p",
         "topology",
     ),
 )
