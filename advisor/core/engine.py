@@ -423,11 +423,19 @@ class Engine:
         if not rejected and chosen is not None:
             mine, theirs = self._sort_key(c, order), self._sort_key(chosen, order)
             keys = self.rules.selection.get(order, ())
-            ctx = {**c.env, "other": chosen.layout.label(), "this": c.layout.label()}
+            ctx = {
+                **c.env,
+                "other": chosen.layout.label(),
+                "this": c.layout.label(),
+                "other_conversations": chosen.env.get("conversations"),
+            }
             for i, k in enumerate(keys):
                 if mine[i] != theirs[i]:
-                    if k.fact != "discouraged":
-                        ctx["other_value"] = chosen.env.get(k.fact)
+                    ctx["other_value"] = chosen.env.get(k.fact)
+                    if mine[i] < theirs[i]:  # it beats a layout the user asked about: say what it has
+                        if k.why_better is not None:
+                            reasons.append(Message.of(k.why_better, ctx))
+                    elif k.fact != "discouraged":
                         reasons.append(Message.of(k.why_not, ctx))
                     break
             else:

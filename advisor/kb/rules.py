@@ -77,6 +77,7 @@ class SortKey(Record):
     fact: str = key(doc="a layout fact, or 'discouraged'")
     better: Literal["low", "high"] = key(doc="low or high")
     why_not: Text = key(doc="why a layout that loses on it was not chosen")
+    why_better: Text | None = key(default=None, doc="what a layout that wins on it has over a layout asked about")
 
 
 @dataclass
@@ -237,7 +238,8 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
             if k.get("better") not in ("low", "high"):
                 raise RuleBaseError(f"selection {name}: 'better' must be low or high", where=where)
             why_not = _text(k.get("why_not"), "why_not", f"{where} selection {name}")
-            out.append(SortKey(fact=k["fact"], better=k["better"], why_not=why_not))  # type: ignore[arg-type]
+            why_better = _text(k.get("why_better"), "why_better", f"{where} selection {name}", required=False)
+            out.append(SortKey(fact=k["fact"], better=k["better"], why_not=why_not, why_better=why_better))  # type: ignore[arg-type]
         orders[str(name)] = tuple(out)
     return orders
 
