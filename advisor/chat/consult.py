@@ -5,7 +5,8 @@ Questions are chosen by backward chaining: a fact is asked for only when a rule 
 value is unknown (the rule is undecided), when it is one of the recommendation's assumptions (an
 unstated value whose alternatives change the answer: advisor.core.assumptions), or when trying its
 other values shows that the answer would change the recommendation. Everything else is assumed, and
-the assumption is stated.
+the assumption is stated. Serving or training is not asked once the user counts conversations (only
+a served model has them).
 """
 
 from __future__ import annotations
@@ -32,17 +33,21 @@ ASK_ORDER = (
     "context_tokens",
     "goal",
     "precision",
+    "kv_cache_dtype",
     "nvlink",
     "p2p",
     "iommu",
     "acs",
     "virtualized",
-    "kv_cache_dtype",
     "nodes",
     "node_link_gbs",
     "workload_kind",
 )
+# The values tried for a fact before it is asked. Precision is not among the recommendation's
+# assumptions (its default is the model's own), yet FP8 or INT4 weights can decide whether and how the
+# model fits, so it is tried here.
 PROBES: dict[str, tuple[Any, ...]] = {
+    "precision": ("bf16", "fp8", "int4"),
     "users": (1, 16, 64, 256),
     "context_tokens": (2048, 32768, 131072),
     "goal": ("throughput", "latency", "capacity"),
@@ -176,6 +181,8 @@ class Consultation:
         for fact in ASK_ORDER:
             field_path = PATHS.get(fact)
             if field_path is None or field_path in self.fields or fact in self.skipped or fact in REQUIRED:
+                continue
+            if fact == "workload_kind" and PATHS["users"] in self.fields:
                 continue
             spec = facts[fact]
             rules: tuple[str, ...] = ()

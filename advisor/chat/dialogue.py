@@ -20,7 +20,7 @@ from typing import Any
 from advisor.chat import replies
 from advisor.chat.consult import ASK_ORDER, FACT_OF_PATH, PATHS, REQUIRED, Consultation, Question, outcome
 from advisor.chat.replies import cited
-from advisor.chat.strings import fact_label, format_value, t
+from advisor.chat.strings import choice_label, fact_label, format_value, t
 from advisor.core.engine import Engine
 from advisor.core.layouts import Layout, parse_layout
 from advisor.core.records import Recommendation
@@ -30,7 +30,7 @@ from advisor.inputs.evidence.topo import nvlink_kind
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Citation
 
-COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", "/audit", "/set")
+COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", "/audit", "/set", "/quit")
 PANEL_FACTS = (*ASK_ORDER, "engine", "prompt_tokens", "memory_utilization")
 RecorderFactory = Callable[[Engine, str], Any]
 
@@ -41,6 +41,8 @@ WHAT_IF = re.compile(
     r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S
 )
 YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
+# Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
+QUIT = re.compile(r"^(quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,13 @@ class Reply:
 
 
 def parse_intent(text: str) -> tuple[str, str]:
-    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest)
-    or ('answer', text)."""
+    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest),
+    ('quit', '') or ('answer', text)."""
     said = text.strip()
     if said.startswith("/"):
         return "command", said
+    if QUIT.match(said):
+        return "quit", ""
     from advisor.inputs.evidence.topo import looks_like_topo
 
     if "\n" in said and looks_like_topo(said):
@@ -188,7 +192,9 @@ class ChatSession:
         """Answer one line (or a pasted block); the turn is recorded before this returns."""
         said = text.strip()
         kind, arg = parse_intent(said)
-        if kind == "command":
+        if kind == "quit":
+            reply = self._reply(said, t("bye", self.lang), "command", action="quit", record=False)
+        elif kind == "command":
             reply = self._command(said)
         elif kind == "topo":
             reply = self._topo(said)
@@ -227,6 +233,21 @@ class ChatSession:
                 parts.append(replies.noted_text(got.fields, lang))
         if c.error:
             parts.append(f"⚠ **{t('error', lang)}:** {c.error}")
+        if got.invalid is not None and asked is not None:
+            choices = replies.choices_text(asked.fact, asked.choices, lang)
+            fact = fact_label(asked.fact, lang)
+            parts.append(f"⚠ {t('not_a_choice', lang, value=got.invalid, fact=fact, choices=choices)}")
+        for path, values in got.ranged.items():
+            fact = FACT_OF_PATH.get(path, path)
+            parts.append(
+                t(
+                    "ranged",
+                    lang,
+                    fact=fact_label(fact, lang),
+                    values=", ".join(format_value(v, lang) for v in values),
+                    value=format_value(got.fields[path], lang),
+                )
+            )
         if got.unsure.get("model"):
             self.offered = list(got.unsure["model"])
             names = f" {t('or', lang)} ".join(f"**{n}**" for n in self.offered)
@@ -237,7 +258,7 @@ class ChatSession:
                 parts.append(t("cannot_skip", lang, fact=fact_label(asked.fact, lang)))
             else:
                 parts.append(t("skipped", lang, fact=fact_label(asked.fact, lang)))
-        if not got.fields and not got.unsure and not got.skipped and not c.error:
+        if not got.fields and not got.unsure and not got.skipped and not c.error and got.invalid is None:
             parts.append(t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang))
         parts += self._after(before)
         return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
@@ -393,6 +414,8 @@ class ChatSession:
         lang = self.lang
         word, _, arg = said.partition(" ")
         word, arg = word.lower(), arg.strip()
+        if word in ("/quit", "/exit"):
+            return self._reply(said, t("bye", lang), "command", action="quit", record=False)
         if word == "/help":
             return self._reply(said, "", "command", action="help", record=False)
         if word == "/lang":
@@ -560,7 +583,8 @@ class ChatSession:
         """What the input offers to complete: the offered names, the question's choices, names, commands."""
         lang = self.lang
         words = [t(f"word_{w}", lang) for w in ("why", "how", "why_not", "what_if", "skip")]
-        choices = [replies.choice_text(ch) for ch in self.question.choices] if self.question else []
+        q = self.question
+        choices = [choice_label(q.fact, ch, lang) for ch in q.choices] if q else []
         return tuple(
             dict.fromkeys(
                 [

@@ -22,7 +22,6 @@ from advisor.chat.recording import recorder_factory
 from advisor.core.engine import Engine
 from advisor.kb.knowledge import Knowledge
 
-QUIT = {"quit", "exit", "ende", "beenden", "q", "/quit"}
 MATRIX_HEADER = re.compile(r"^\s*GPU0\s+GPU1\b")
 _MARKS = (
     (re.compile(r"\*\*(.+?)\*\*", re.S), r"\1"),
@@ -74,16 +73,18 @@ def run(
     stdout: TextIO = sys.stdout,
     redact: bool = True,
 ) -> int:
-    """Answer message by message until end of input or 'quit'; every turn is recorded before it is printed."""
+    """Answer message by message until end of input or a quit ('quit', 'exit', '/quit' typed alone: the
+    session's own reading, so a message starting with "q" is a message); every turn is recorded before
+    it is printed."""
     factory = recorder_factory(transcripts, redact, on_error=lambda m: print(f"(note: {m})", file=sys.stderr))
     session = ChatSession(engine, lang, factory)
     print(reply_text(session.opening(), engine.kb), file=stdout, flush=True)
     for said in messages(stdin):
         if not said:
             continue
-        if said.lower() in QUIT:
-            break
         reply = session.respond(said)
+        if reply.action == "quit":
+            break
         print(reply_text(reply, engine.kb) if reply.text else "", file=stdout, flush=True)
     note = session.close()
     if note:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from advisor.chat.consult import FACT_OF_PATH, Question
-from advisor.chat.strings import fact_label, format_value, t
+from advisor.chat.strings import choice_label, fact_label, format_value, t
 from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Finding, Recommendation
 from advisor.i18n import label, number
@@ -130,13 +130,23 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
 
 def question_text(q: Question, lang: str) -> str:
     """The question as the conversation shows it, with its choices and what can be typed."""
-    extra = f" — {t('choices', lang)}: " + ", ".join(f"`{choice_text(c)}`" for c in q.choices) if q.choices else ""
+    extra = f" — {t('choices', lang)}: " + choices_text(q.fact, q.choices, lang) if q.choices else ""
     return f"**{q.text}**{extra}  \n*({t('question_hint', lang)})*"
+
+
+def choices_text(fact: str, choices: Iterable[Any], lang: str) -> str:
+    """A fact's choices in the words of `lang`, as the user may type them."""
+    return ", ".join(f"`{choice_label(fact, c, lang)}`" for c in choices)
+
+
+def value_text(fact: str, value: Any, lang: str) -> str:
+    """A fact's value as a reply shows it: a choice in the words of `lang`, other values formatted."""
+    return choice_label(fact, value, lang) if isinstance(value, str) else format_value(value, lang)
 
 
 def assumed_text(assumed: dict[str, Any], lang: str) -> str:
     """What was assumed by default, one line."""
-    items = [f"{fact_label(k, lang)} {format_value(v, lang)}" for k, v in assumed.items()]
+    items = [f"{fact_label(k, lang)} {value_text(k, v, lang)}" for k, v in assumed.items()]
     return f"**{t('assumed', lang)}:** " + ("; ".join(items) if items else t("nothing_assumed", lang))
 
 
@@ -144,7 +154,8 @@ def fields_text(fields: dict[str, Any], lang: str, bold: bool = True) -> str:
     """Scenario fields as `fact = value`, comma-separated."""
     mark = "**" if bold else ""
     return ", ".join(
-        f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{format_value(v, lang)}{mark}" for p, v in fields.items()
+        f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{value_text(FACT_OF_PATH.get(p, p), v, lang)}{mark}"
+        for p, v in fields.items()
     )
 
 

@@ -3,6 +3,12 @@
 "llama 70b in fp8", "zwei RTX Pro 6000", "8x h200 nvl with 4-way bridges", "about 60 users, 8k
 context", "kein NVLink", "iommu=pt". Names are fuzzy-matched against the catalogue; when unsure,
 the result carries "did you mean" candidates instead of a guess.
+
+An answer to a question is read first as that question's field: where the same words match the
+asked field and another (a bare "aus" is an IOMMU and an ACS word), the asked field takes them. A
+bare answer that is none of an enum field's choices is not taken: it is returned as `invalid`, for
+the caller to say so with the choices. Several numbers as the answer to a number question ("mostly
+4k, sometimes 32k") give the largest, and the values read are returned in `ranged`.
 """
 
 from __future__ import annotations
@@ -71,8 +77,31 @@ PRECISIONS = {
     "gptq": "int4",
     "w4a16": "int4",
 }
-# How a number of each field type is written in free text; tokens keep their k/M suffix.
-NUMBER = {"count": r"\d+", "tokens": r"\d+(?:\.\d+)?\s*[km]?", "gbps": r"\d+(?:\.\d+)?"}
+# How a number of each field type is written in free text; tokens keep their k/M suffix. A number
+# glued to letters ("fp8", "h200") is part of a name, not a count.
+NUMBER = {
+    "count": r"(?<![\w.])\d+",
+    "tokens": r"(?<![\w.])\d+(?:\.\d+)?\s*[km]?",
+    "gbps": r"(?<![\w.])\d+(?:\.\d+)?",
+}
+# One word may stand between a number and its unit ("100 chat users", "60 gleichzeitige Nutzer").
+BETWEEN = r"(?:[a-zäöüß]+[\s-]+)?"
+SKIP = (
+    "skip",
+    "weiter",
+    "überspringen",
+    "egal",
+    "don't know",
+    "i don't know",
+    "dont know",
+    "no idea",
+    "weiß nicht",
+    "weiß ich nicht",
+    "ich weiß es nicht",
+    "keine ahnung",
+    "?",
+    "-",
+)
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 
 
@@ -83,6 +112,8 @@ class Understood:
     fields: dict[str, Any] = field(default_factory=dict)
     unsure: dict[str, list[str]] = field(default_factory=dict)
     skipped: bool = False
+    invalid: str | None = None
+    ranged: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def _numbers(text: str) -> str:
@@ -107,26 +138,26 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     out = Understood()
     raw = text.strip()
     lowered = _numbers(raw.lower())
-    if lowered in ("skip", "weiter", "überspringen", "egal", "don't know", "weiß nicht", "keine ahnung", "?", "-"):
+    if lowered.strip(" .!") in SKIP or lowered.strip() in SKIP:
         out.skipped = True
         return out
+    lowered = lowered.strip().rstrip(" .!")
     f = out.fields
 
     table = field_table(kb.root)
     lowered = _numbers_with_units(lowered, table, f)
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
-        before, after = lowered[max(0, m.start() - 12) : m.start()], lowered[m.end() : m.end() + 12]
-        kv_before = re.search(r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as)?[ :-]*$", before)
+        before, after = lowered[max(0, m.start() - 16) : m.start()], lowered[m.end() : m.end() + 12]
+        kv_before = re.search(
+            r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as|is|ist|are|sind|=)?[ :-]*(auch|also|too|ebenfalls)?[ :-]*$",
+            before,
+        )
         if kv_before or re.match(r"[ -]?(kv|cache)", after):
             f["kv_cache_dtype"] = PRECISIONS[m.group(1)]
         else:
             f.setdefault("precision", PRECISIONS[m.group(1)])
 
-    for fld in table.fields:
-        for value, pattern in fld.values:
-            if re.search(pattern, lowered):
-                f[fld.path] = value
-                break
+    _values(lowered, table, f, expecting)
 
     _names(raw, lowered, kb, out)
     if expecting and not f and not out.unsure:
@@ -134,6 +165,30 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
         if asked is not None:
             _expected(lowered, asked, out)
     return out
+
+
+def _values(lowered: str, table: FieldTable, found: dict[str, Any], expecting: str | None) -> None:
+    """The enum and yes/no fields whose words the text holds; the asked field keeps words it shares
+    with another field, and words that two other fields share are taken by neither (a bare "aus")."""
+    matched: dict[str, tuple[Any, tuple[int, int]]] = {}
+    for fld in table.fields:
+        for value, pattern in fld.values:
+            m = re.search(pattern, lowered)
+            if m:
+                matched[fld.path] = (value, m.span())
+                break
+    asked = (table.by_fact().get(expecting) or table.by_path().get(expecting)) if expecting else None
+    if asked is not None and asked.path in matched:
+        start, end = matched[asked.path][1]
+        matched = {
+            path: (value, span)
+            for path, (value, span) in matched.items()
+            if path == asked.path or span[1] <= start or span[0] >= end
+        }
+    spans = [span for _value, span in matched.values()]
+    for path, (value, span) in matched.items():
+        if (asked is not None and path == asked.path) or spans.count(span) == 1:
+            found[path] = value
 
 
 def _value(kind: str, text: str) -> int | float:
@@ -146,7 +201,7 @@ def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) 
     numbered = [f for f in table.fields if f.unit_words]
     # First every "number, then words" form, then the "words, then number" forms: the first is the surer.
     for fld in numbered:
-        m = re.search(rf"(?P<n>{NUMBER[fld.type]})\s*(?:{fld.unit_words})", lowered)
+        m = re.search(rf"(?P<n>{NUMBER[fld.type]})\s*{BETWEEN}(?:{fld.unit_words})", lowered)
         if m:
             found[fld.path] = _value(fld.type, m.group("n"))
             if fld.either_side:
@@ -155,7 +210,7 @@ def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) 
         if not fld.either_side or fld.path in found:
             continue
         tail = r"\b" if fld.type == "tokens" else ""
-        m = re.search(rf"(?:{fld.unit_words})\D{{0,12}}(?P<n>{NUMBER[fld.type]}){tail}", lowered)
+        m = re.search(rf"(?:{fld.unit_words})[^\d,;]{{0,12}}(?P<n>{NUMBER[fld.type]}){tail}", lowered)
         if m:
             found[fld.path] = _value(fld.type, m.group("n"))
             lowered = lowered.replace(m.group(0), " ")
@@ -203,13 +258,23 @@ def _expected(lowered: str, asked: Field, out: Understood) -> None:
     yes = re.fullmatch(r"\s*(yes|ja|y|j|jawohl|sure|klar)\s*", lowered)
     no = re.fullmatch(r"\s*(no|nein|n|nope)\s*", lowered)
     path = asked.path
+    several = re.findall(r"(?<![\w.])(\d+(?:\.\d+)?\s*[km]?)\b", lowered)
     if asked.type in ("count", "tokens") and m:
         out.fields[path] = _count(m.group(1))
+    elif asked.type in ("count", "tokens") and len(several) > 1:
+        values = tuple(sorted({_count(n) for n in several}))
+        out.fields[path] = values[-1]
+        out.ranged[path] = values
     elif asked.type in ("share", "gbps") and m:
         out.fields[path] = float(m.group(1))
     elif asked.type == "bool" and (yes or no):
         out.fields[path] = bool(yes)
     elif asked.yes_no and (yes or no):
         out.fields[path] = asked.yes_no[0] if yes else asked.yes_no[1]
-    elif (asked.type == "enum" or asked.bare) and lowered.strip():
+    elif asked.type == "enum" and lowered.strip():
+        if lowered.strip() in asked.choices:
+            out.fields[path] = lowered.strip()
+        else:
+            out.invalid = lowered.strip()
+    elif asked.bare and lowered.strip():
         out.fields[path] = lowered.strip()

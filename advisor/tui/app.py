@@ -32,7 +32,7 @@ class AdvisorApp(App[str]):
     COMMANDS = App.COMMANDS | {AdvisorCommands}
     BINDINGS = [
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+q", "quit", "Quit", show=False),
     ]
     ENABLE_COMMAND_PALETTE = True
 

@@ -45,7 +45,7 @@ KEY_LABELS = {
     "toggle_lang": "key_lang",
     "save": "key_save",
     "new": "key_new",
-    "quit_if_empty": "key_quit",
+    "quit_session": "key_quit",
     "focus_input": "key_input",
 }
 
@@ -71,7 +71,9 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+n", "new", "New"),
         Binding("escape", "focus_input", "Type", show=False),
-        Binding("q", "quit_if_empty", "Quit", priority=True),
+        # Quitting takes ctrl+q, ctrl+c, /quit or "quit" typed alone: a letter key would end a
+        # consultation whose next message merely starts with it ("qwen3 235b ...").
+        Binding("ctrl+q", "quit_session", "Quit"),
     ]
 
     def __init__(self, engine: Engine | None, lang: str, recorder_factory: Any) -> None:
@@ -229,7 +231,9 @@ class ChatScreen(Screen[None]):
             if answers_a_line:
                 self._echo_answered()
             self._update(reply)
-        if reply.action == "help":
+        if reply.action == "quit":
+            self.app.call_later(self.app.action_quit)
+        elif reply.action == "help":
             self.action_help()
         elif reply.action == "report" and reply.report:
             from advisor.tui.report import ReportScreen
@@ -362,15 +366,7 @@ class ChatScreen(Screen[None]):
         """Back to the input."""
         self.query_one(ChatInput).focus()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`q` quits only when the input is empty: ChatInput then leaves the key to this binding, and
-        keeps it otherwise. The footer shows it all the time (refreshing the footer as the input
-        empties and fills would rebuild it on every turn)."""
-        if action == "quit_if_empty":
-            return self.app.screen is self
-        return True
-
-    async def action_quit_if_empty(self) -> None:
+    async def action_quit_session(self) -> None:
         """Quit (the transcript is saved first)."""
         await self.app.action_quit()
 

@@ -56,12 +56,6 @@ class ChatInput(Input):
             super().__init__()
             self.text = text
 
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        """`q` in an empty input is the quit key, not a letter."""
-        if key == "q" and not self.value:
-            return False
-        return super().check_consume_key(key, character)
-
     def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # terminals paste lines with CR
         if "\n" in text.strip():

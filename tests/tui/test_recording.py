@@ -66,7 +66,7 @@ def test_nothing_recorded_without_an_answer(tmp_path, engine):
         await pilot.press("f1")
         await pilot.press("escape")
         assert (await say(pilot, "/save")).text == "Nothing to save yet."
-        await pilot.press("q")
+        await pilot.press("ctrl+q")
 
     drive(app, script)
     assert not (tmp_path / "t").exists() or not list((tmp_path / "t").iterdir())
