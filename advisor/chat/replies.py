@@ -13,7 +13,7 @@ from advisor.chat.consult import FACT_OF_PATH, Question
 from advisor.chat.strings import choice_label, fact_label, format_value, t
 from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Finding, Recommendation
-from advisor.i18n import label, number
+from advisor.i18n import label, number, outline
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.render.common import Footnotes, cell, figure_cite, figure_rows, headline, kind_label, lead_finding
 
@@ -174,7 +174,7 @@ def why_text(fact: str, lines: list[tuple[str, str]], rule_ids: Iterable[str], r
     if rule_lines:
         out += [f"{t('why_rules', lang)}:", ""]
         for rid, text in rule_lines:
-            title = rules[rid].title.get(lang).replace("{", "").replace("}", "") if rid in rules else rid
+            title = outline(rules[rid].title.get(lang), braces=False) if rid in rules else rid
             out.append(f"- `{rid}` — {title}: {text}")
         out.append("")
     if answers:
@@ -375,5 +375,5 @@ def rules_text(rules: Any, lang: str) -> str:
     """Every rule: id, severity, title."""
     items = sorted(rules.values(), key=lambda r: r.id)
     out = [f"**{t('rules_head', lang, n=len(items))}**", "", f"| id | {label('severity', lang)} | |", "|---|---|---|"]
-    out += [f"| `{r.id}` | {r.severity} | {cell(r.title.get(lang).replace('{', '').replace('}', ''))} |" for r in items]
+    out += [f"| `{r.id}` | {r.severity} | {cell(outline(r.title.get(lang), braces=False))} |" for r in items]
     return "\n".join(out)
