@@ -165,7 +165,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("host", re.compile(r"(?i)(?<![\w-])--" + _HOST_KEY + r"(?:=|\s+)[\"']?([A-Za-z][\w.\[\],-]{0,252})"), 1),
     (
         "host",
-        re.compile(r"(?i)(?<![\w.-])" + _HOST_KEY + r"[\"']?\s{0,8}[=:]\s{0,8}[\"']?([A-Za-z][\w.\[\],-]{0,252})"),
+        re.compile(r"(?i)(?<![\w.-])" + _HOST_KEY + r"[\"']?(?:=|\s{0,8}:\s{0,8})[\"']?([A-Za-z][\w.\[\],-]{0,252})"),
         1,
     ),
 )
