@@ -91,7 +91,8 @@ def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> No
 
     reply = render(result, engine.kb)
     recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
-    paths = recorder.close(result)
+    evidence = [Path(p) for p in args.paths] if kind == "audit" else None
+    paths = recorder.close(result, engine, evidence)
     if recorder.failed:
         print(f"advisor: warning: {recorder.failed}", file=sys.stderr)
     elif paths:
@@ -240,13 +241,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
             + (" (the rule base changed, but not for this scenario)" if r.rule_base_changed else "")
         )
         return ExitCode.OK
-    print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
+    if doc.get("kind") == "audit":
+        print(f"changed: today's rules on the recorded facts of {r.after.get('layout_label')}")
+    else:
+        print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
     for label, items in (
         ("rules that now fire", r.fired_added),
         ("rules that no longer fire", r.fired_removed),
         ("rules added to the rule base", r.rules_added),
         ("rules removed", r.rules_removed),
         ("rules changed", r.rules_changed),
+        ("rules that cannot be decided on the recorded facts", r.after.get("undecided") or []),
     ):
         if items:
             print(f"  {label}: {', '.join(items)}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from advisor import __version__
 from advisor.errors import AdvisorError, InputError
+from advisor.i18n import label
 from advisor.redact import Redactor
 
 SCHEMA = "advisor.transcript/1"
@@ -62,8 +63,9 @@ def rule_hashes(engine: Any) -> dict[str, str]:
     return out
 
 
-def summary(rec: Any) -> dict[str, Any] | None:
-    """What a recommendation or audit concluded, in the transcript's terms."""
+def summary(rec: Any, engine: Any = None, paths: list[Path] | None = None) -> dict[str, Any] | None:
+    """What a recommendation or audit concluded, in the transcript's terms; an audit given its engine
+    and evidence files also carries what `replay` needs."""
     if rec is None:
         return None
     if hasattr(rec, "findings") and hasattr(rec, "figures"):
@@ -84,6 +86,55 @@ def summary(rec: Any) -> dict[str, Any] | None:
         ],
         "summary": rec.summary(),
         "input": {"files": [i.path for i in rec.inputs]},
+        **({"replay": audit_record(engine, rec, paths)} if engine is not None and paths else {}),
+    }
+
+
+# facts audit.py gives the rules but keeps out of its public facts; replay reads them from the firings
+_RULE_ONLY_FACTS = ("tp_link", "tp_spans_nvlink_domains")
+# the deployment's scenario places audit.py lists among its facts; they are facts only where the evidence read them so
+_SCENARIO_PLACES = ("model", "gpu", "gpus_per_node", "nvlink", "engine")
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def audit_record(engine: Any, result: Any, paths: list[Path]) -> dict[str, Any]:
+    """What an audit's replay needs without the bundle: each fact read from the evidence with its
+    evidence line, what the rules read besides, and the deployment (scenario and layout)."""
+    from advisor.audit import derive
+    from advisor.inputs.evidence.registry import parse_files
+
+    derived = derive(parse_files(paths)[1], engine)[0]
+    where = derived.where
+    names = set(derived.values) | (set(result.facts) - set(_SCENARIO_PLACES))
+    facts = {
+        name: {
+            "value": value,
+            "evidence": (
+                {"file": Path(e.file).name, "line": e.line, "text": e.text}
+                if (e := where.get(name)) is not None and e.file
+                else None
+            ),
+        }
+        for name, value in sorted(result.facts.items())
+        if name in names and _scalar(value) and value is not None
+    }
+    read: dict[str, Any] = {}
+    for firing in result.firings:
+        for name, value in firing.facts.items():
+            if _scalar(value) and value is not None and name not in facts:
+                read.setdefault(name, value)
+    dep = result.facts.get("deployment") or {}
+    rec = result.recommendation
+    return {
+        "facts": facts,
+        "rule_inputs": dict(sorted(read.items())),
+        "deployment": {
+            "scenario": rec.input if rec is not None else None,
+            "layout": {k: int(dep.get(k) or 1) for k in ("tp", "pp", "dp", "ep")},
+        },
     }
 
 
@@ -95,6 +146,20 @@ def _fsync_append(path: Path, record: dict[str, Any]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
+    """Replace a journal whole: written beside it, flushed, then renamed over it."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for record in records:
+                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_new(path: Path, text: str) -> None:
@@ -123,6 +188,7 @@ class Recorder:
     closed: bool = False
     failed: str | None = None
     on_error: Callable[[str], None] | None = field(default=None, repr=False)
+    records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod
     def start(
@@ -167,7 +233,22 @@ class Recorder:
             self.on_error(message)
 
     def _clean(self, data: Any) -> Any:
-        return self.redactor.value(data) if self.redactor else data
+        return self.redactor.document(data) if self.redactor else data
+
+    def _write(self, record: dict[str, Any]) -> None:
+        """Append a redacted record; when it taught the redactor a value that earlier records hold
+        (a host named only now), rewrite the journal so those records hide it too."""
+        known = len(self.redactor.mapping) if self.redactor else 0
+        clean = self._clean(record)
+        if self.redactor and len(self.redactor.mapping) > known and self.records:
+            again = [self.redactor.value(r) for r in self.records]
+            if again != self.records:
+                self.records = again
+                _rewrite(self.path, [self.header, *again, clean])
+                self.records.append(clean)
+                return
+        _fsync_append(self.path, clean)
+        self.records.append(clean)
 
     def turn(
         self, said: str, reply: str, rec: Any = None, understood: dict[str, Any] | None = None, markdown: bool = False
@@ -188,17 +269,18 @@ class Recorder:
             "result": summary(rec),
         }
         try:
-            _fsync_append(self.path, self._clean(record))
+            self._write(record)
         except OSError as exc:
             self._fail(f"transcript stopped at turn {self.turns}: {exc.strerror or exc}")
 
-    def close(self, rec: Any = None) -> tuple[Path, Path] | None:
-        """Mark the journal complete and write the final Markdown and JSON files."""
+    def close(self, rec: Any = None, engine: Any = None, paths: list[Path] | None = None) -> tuple[Path, Path] | None:
+        """Mark the journal complete and write the final Markdown and JSON files (an audit given its
+        engine and evidence files records what its replay needs)."""
         if self.failed or self.closed:
             return None
         self.closed = True
         try:
-            _fsync_append(self.path, {"type": "end", "at": _now(), "result": self._clean(summary(rec))})
+            self._write({"type": "end", "at": _now(), "result": summary(rec, engine, paths)})
             return finish(self.path)
         except (OSError, TranscriptError) as exc:
             self._fail(f"transcript not finished: {getattr(exc, 'strerror', None) or exc}")
@@ -249,43 +331,57 @@ def document(path: Path) -> dict[str, Any]:
     }
 
 
+def _label(key: str, lang: str) -> str:
+    """A frame label in `lang`; a figure's own label where it has one, else its name."""
+    try:
+        return label(key, lang)
+    except KeyError:
+        return key
+
+
 def markdown(doc: dict[str, Any]) -> str:
-    """The transcript as it reads pasted into a ticket."""
+    """The transcript as it reads pasted into a ticket, framed in the session's language."""
+    lang = doc.get("lang") or "en"
+
+    def say(key: str, **values: Any) -> str:
+        return label(key, lang).format(**values)
+
     out = [
-        f"# Advisor transcript {doc['id']}",
+        f"# {say('transcript_title')} {doc['id']}",
         "",
-        f"- kind: {doc['kind']} · advisor {doc['advisor_version']} · rule base {doc['rule_base_hash']} · "
-        f"knowledge {doc['knowledge_base_hash']}",
-        f"- started {doc['started_at']}"
-        + (f", ended {doc['ended_at']}" if doc["ended_at"] else " (recovered, not closed)"),
-        "- "
-        + (
-            "values such as hosts, addresses, serials and tokens are redacted"
-            if doc["redacted"]
-            else "**not redacted** (--no-redact)"
+        f"- {say('transcript_kind')}: {_label('kind_' + doc['kind'], lang)} · "
+        + say(
+            "transcript_versions",
+            version=doc["advisor_version"],
+            rules=doc["rule_base_hash"],
+            knowledge=doc["knowledge_base_hash"],
         ),
+        f"- {say('transcript_started', at=doc['started_at'])}"
+        + (say("transcript_ended", at=doc["ended_at"]) if doc["ended_at"] else f" ({say('transcript_recovered')})"),
+        "- " + (say("transcript_redacted") if doc["redacted"] else say("transcript_not_redacted")),
         "",
     ]
+    user, advisor = say("transcript_user"), say("transcript_advisor")
     for t in doc["turns"]:
         reply = str(t.get("reply") or "")
         if t.get("format") == "markdown":
             shown = f"\n\n{reply.rstrip()}"
         else:
             shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
-        out += [f"**User:** {t['said']}", "", f"**Advisor:**{shown}", ""]
+        out += [f"**{user}:** {t['said']}", "", f"**{advisor}:**{shown}", ""]
     result = doc.get("result")
     if result:
-        out += ["## Result", ""]
+        out += [f"## {say('transcript_result')}", ""]
         if result.get("layout_label"):
-            out.append(f"Layout: **{result['layout_label']}**")
+            out.append(f"{say('transcript_layout')}: **{result['layout_label']}**")
         for name, value in (result.get("figures") or {}).items():
             if value is not None:
-                out.append(f"- {name}: {value}")
+                out.append(f"- {_label(name, lang)}: {value}")
         if result.get("findings"):
-            out += ["", "Findings:"]
+            out += ["", f"{label('findings', lang)}:"]
             out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
         if result.get("sources"):
-            out += ["", "Sources: " + ", ".join(result["sources"])]
+            out += ["", f"{label('sources', lang)}: " + ", ".join(result["sources"])]
     return "\n".join(out) + "\n"
 
 
@@ -360,22 +456,34 @@ class Replay:
     fired_removed: list[str]
 
 
-def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
-    """Run the recorded inputs through today's rules; name what changed."""
-    from advisor.inputs.scenario import build
-
-    before = doc.get("result") or {}
-    if doc.get("kind") == "audit" or not doc.get("inputs") or "model" not in (doc.get("inputs") or {}):
-        raise InputError("this transcript has no scenario to replay (audits are replayed by auditing the bundle again)")
-    inputs = dict(doc["inputs"])
+def _raw_scenario(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The scenario mapping `build` reads, from a recorded scenario (catalogue ids where recorded)."""
     raw = {k: v for k, v in inputs.items() if k in ("model", "precision", "kv_cache_dtype", "engine")}
     raw["model"] = inputs.get("model_id") or inputs["model"]
     hw = {k: v for k, v in inputs["hardware"].items() if k != "gpu_id" and v is not None}
     hw["gpu"] = inputs["hardware"].get("gpu_id") or hw["gpu"]
     raw["hardware"] = hw
     raw["workload"] = {k: v for k, v in inputs["workload"].items() if v is not None}
-    rec = engine.evaluate(build(raw, engine.kb, where="transcript"), lang)
-    after = summary(rec) or {}
+    return raw
+
+
+def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
+    """Run the recorded inputs through today's rules; name what changed."""
+    from advisor.inputs.scenario import build
+
+    before = doc.get("result") or {}
+    if doc.get("kind") == "audit":
+        if not before.get("replay"):
+            raise InputError(
+                "this audit transcript does not carry the facts replay needs (recorded before replay existed)",
+                hint="audit the bundle again with --record",
+            )
+        after = replay_audit(engine, before["replay"])
+    else:
+        if not doc.get("inputs") or "model" not in (doc.get("inputs") or {}):
+            raise InputError("this transcript has no scenario to replay")
+        rec = engine.evaluate(build(_raw_scenario(dict(doc["inputs"])), engine.kb, where="transcript"), lang)
+        after = summary(rec) or {}
     then, now = doc.get("rule_hashes", {}), rule_hashes(engine)
     fired_then, fired_now = set(before.get("rules", [])), set(after.get("rules", []))
     return Replay(
@@ -389,3 +497,33 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
         fired_added=sorted(fired_now - fired_then),
         fired_removed=sorted(fired_then - fired_now),
     )
+
+
+def replay_audit(engine: Any, recorded: dict[str, Any]) -> dict[str, Any]:
+    """Today's rules on an audit's recorded facts: the deployment evaluated as the audit does (its
+    scenario with the facts known, the recorded layout only), then the audit rules on the facts."""
+    from advisor.core.layouts import Layout
+    from advisor.inputs.scenario import build
+
+    facts = {name: fact["value"] for name, fact in recorded["facts"].items()}
+    read = dict(recorded.get("rule_inputs") or {})
+    known = {**facts, **{k: read[k] for k in _RULE_ONLY_FACTS if k in read}}
+    deployment = recorded.get("deployment") or {}
+    shape = deployment.get("layout") or {}
+    layout = Layout(int(shape.get("dp", 1)), int(shape.get("tp", 1)), int(shape.get("pp", 1)), int(shape.get("ep", 1)))
+    rec, problems = None, []
+    if deployment.get("scenario"):
+        try:
+            scenario = build(_raw_scenario(dict(deployment["scenario"])), engine.kb, where="transcript")
+            rec = engine.evaluate(scenario, only=layout, known=known, search=False)
+        except AdvisorError as exc:
+            problems.append(f"cannot evaluate the deployment: {exc.one_line()}")
+    env = {**rec.env, **known} if rec is not None else {**read, **known}
+    host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, {}, rec.layout if rec else None)
+    fired = sorted({f.rule for f in (rec.findings if rec else [])} | {f.rule for f in host.findings})
+    return {
+        "rules": fired,
+        "undecided": sorted(r.id for r in host.undecided),
+        "layout_label": rec.layout.label() if rec is not None and rec.layout else layout.label(),
+        "problems": problems,
+    }

@@ -251,3 +251,46 @@ def test_the_plain_chat_is_the_full_dialogue_in_plain_text(tmp_path):
     doc = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert [turn["said"] for turn in doc["turns"]][-2:] == ["what if 20 users", "/set users 20"]
     assert doc["result"]["layout_label"] == "2 × 1 GPU"
+
+
+def test_a_german_session_gets_a_german_frame(tmp_path):
+    rec = t.Recorder.start("chat", Engine.load(), tmp_path, lang="de")
+    rec.turn("Llama 70B auf zwei RTX PRO 6000", "Wie viele Nutzer?")
+    md, _ = rec.close()
+    text = md.read_text()
+    assert text.startswith("# Beratungsprotokoll ") and "Art: Chat" in text
+    assert "**Nutzer:** Llama 70B" in text and "**Berater:** Wie viele Nutzer?" in text
+    assert "unkenntlich gemacht" in text
+    for english in ("Advisor transcript", "kind:", "**User:**", "**Advisor:**", "redacted", "rule base"):
+        assert english not in text
+
+
+AUDIT = ROOT / "tests" / "data" / "audit"
+
+
+def test_an_audit_transcript_replays_without_the_bundle(cli, tmp_path, monkeypatch):
+    files = [
+        AUDIT / "smi_05_4xRTXPRO6000_query_gpu_csv_noheader.txt",
+        AUDIT / "launch_02_vllm_docker_compose_command_list_tp2_device_ids.txt",
+        AUDIT / "log_02_sglang_8xRTXPRO6000_custom_allreduce_disabled_pcie_only.txt",
+    ]
+    code, _, err = cli("audit", *map(str, files), "--record", "--transcripts", str(tmp_path / "t"))
+    assert "transcript recorded" in err
+    doc = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
+    facts = doc["result"]["replay"]["facts"]
+    assert "audit-custom-allreduce-disabled" in doc["result"]["rules"]
+    assert any(f["evidence"] and f["evidence"]["file"] == files[2].name for f in facts.values())
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    assert code == 0 and out.startswith("no change")
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules)
+    changed = [p for p in rules.glob("*.yaml") if "id: audit-custom-allreduce-disabled\n" in p.read_text()]
+    text = changed[0].read_text()
+    head, tail = text.split("id: audit-custom-allreduce-disabled\n", 1)
+    when = next(line for line in tail.splitlines() if line.strip().startswith("when:"))
+    changed[0].write_text(head + "id: audit-custom-allreduce-disabled\n" + tail.replace(when, when + " and tp > 64", 1))
+    monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    assert code == 1
+    assert "rules that no longer fire: audit-custom-allreduce-disabled" in out
+    assert "rules changed: audit-custom-allreduce-disabled" in out
