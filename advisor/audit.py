@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from advisor.core.engine import Engine, ScopeResult
 from advisor.core.facts import Facts, Origin, link_speeds
 from advisor.core.layouts import Layout, link_facts
-from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Unknown
+from advisor.core.records import AuditResult, Finding, Firing, FleetItem, Recommendation, Unknown
 from advisor.errors import AdvisorError, InputError
 from advisor.fuzzy import closest
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
@@ -285,8 +285,6 @@ def audit(
     hw = raw["hardware"]
     layout = _layout(dep)
     groups = _group_facts(f, dep, layout, hw)
-    rec: Recommendation | None = None
-    unknowns: list[Unknown] = []
     problems = [
         f"the bundle was collected with {p.data.get('summary')}"
         for p in _all(parsed, "collect-manifest")
@@ -295,8 +293,58 @@ def audit(
     note = _nvlink_against_catalogue(engine, parsed, f, hw)
     if note:
         problems.append(note)
-    env: dict[str, Any] = dict(f.values)
     origins = {k: Origin("evidence", f"{Path(e.file).name}:{e.line}") for k, e in f.where.items() if e.file}
+    verdict = judge(engine, f, raw, dep, layout, origins, search)
+    rec, unknowns, findings, firings = verdict.rec, verdict.unknowns, verdict.findings, verdict.firings
+    problems += verdict.problems
+    findings = [_with_evidence(x, engine, f) for x in findings]
+    findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
+    findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
+    facts = _public_facts(f, raw, dep, groups)
+    result = AuditResult(
+        inputs,
+        facts,
+        findings,
+        unknowns,
+        rec,
+        dep.get("topology") or {},
+        groups,
+        DEFAULT_LANG,
+        problems,
+        firings,
+        replay=replay_record(f, raw, dep),
+    )
+    return result.in_lang(lang)
+
+
+@dataclass
+class Verdict:
+    """What the rules made of a deployment's facts: its evaluation, findings, trace and open questions."""
+
+    rec: Recommendation | None
+    findings: list[Finding]
+    firings: list[Firing]
+    unknowns: list[Unknown]
+    problems: list[str]
+
+
+def judge(
+    engine: Engine,
+    f: Facts,
+    raw: Mapping[str, Any],
+    dep: Mapping[str, Any],
+    layout: Layout,
+    origins: Mapping[str, Origin] | None = None,
+    search: bool = True,
+) -> Verdict:
+    """The rules on facts read from a host (or recorded in an audit transcript): the deployment evaluated
+    where its model is in the catalogue, else the host rules on what the host shows; then the audit rules."""
+    origins = origins or {}
+    hw = raw.get("hardware") or {}
+    rec: Recommendation | None = None
+    unknowns: list[Unknown] = []
+    problems: list[str] = []
+    env: dict[str, Any] = dict(f.values)
     model = raw.get("model")
     catalogued = bool(model) and in_catalogue(engine, str(model))
     if model and not catalogued:
@@ -327,14 +375,37 @@ def audit(
     host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
     findings = (list(rec.findings) if rec else on_host.findings) + host.findings
     firings = (list(rec.firings) if rec else on_host.firings) + host.firings
-    findings = [_with_evidence(x, engine, f) for x in findings]
-    findings = _suppress(findings, engine, parsed, today or dt.date.today(), inputs)
-    findings.sort(key=lambda x: (bool(x.suppressed), -SEVERITIES.index(x.severity), x.rule))
-    facts = _public_facts(f, raw, dep, groups)
-    result = AuditResult(
-        inputs, facts, findings, unknowns, rec, dep.get("topology") or {}, groups, DEFAULT_LANG, problems, firings
-    )
-    return result.in_lang(lang)
+    return Verdict(rec, findings, firings, unknowns, problems)
+
+
+def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> dict[str, Any]:
+    """What an audit transcript keeps so that `advisor replay` judges the same facts without the bundle:
+    each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list."""
+    facts = {}
+    for name, value in sorted(f.values.items()):
+        if value is None or not isinstance(value, (str, int, float, bool)):
+            continue
+        e = f.where.get(name)
+        line = {"file": Path(e.file).name, "line": e.line, "text": e.text} if e is not None and e.file else None
+        facts[name] = {"value": value, "evidence": line}
+    deployment = {k: v for k, v in dep.items() if k in ("tp", "pp", "dp", "ep", "gpus")}
+    return {"facts": facts, "scenario": _plain(raw), "deployment": deployment}
+
+
+def replay(engine: Engine, recorded: Mapping[str, Any]) -> Verdict:
+    """The rules of today on an audit's recorded facts (see replay_record), judged as the audit judges."""
+    f = Facts(values={name: fact["value"] for name, fact in (recorded.get("facts") or {}).items()})
+    dep = dict(recorded.get("deployment") or {})
+    return judge(engine, f, dict(recorded.get("scenario") or {}), dep, _layout(dep), search=False)
+
+
+def _plain(value: Any) -> Any:
+    """YAML mappings and lists as plain dicts and lists, for JSON."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _with_evidence(finding: Finding, engine: Engine, f: Facts) -> Finding:

@@ -86,55 +86,7 @@ def summary(rec: Any, engine: Any = None, paths: list[Path] | None = None) -> di
         ],
         "summary": rec.summary(),
         "input": {"files": [i.path for i in rec.inputs]},
-        **({"replay": audit_record(engine, rec, paths)} if engine is not None and paths else {}),
-    }
-
-
-# facts audit.py gives the rules but keeps out of its public facts; replay reads them from the firings
-_RULE_ONLY_FACTS = ("tp_link", "tp_spans_nvlink_domains")
-# the deployment's scenario places audit.py lists among its facts; they are facts only where the evidence read them so
-_SCENARIO_PLACES = ("model", "gpu", "gpus_per_node", "nvlink", "engine")
-
-
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-def audit_record(engine: Any, result: Any, paths: list[Path]) -> dict[str, Any]:
-    """What an audit's replay needs without the bundle: each fact read from the evidence with its
-    evidence line, what the rules read besides, and the deployment (scenario and layout)."""
-    from advisor.audit import derive
-    from advisor.inputs.evidence.registry import parse_files
-
-    derived = derive(parse_files(paths)[1], engine)[0]
-    where = derived.where
-    names = set(derived.values) | (set(result.facts) - set(_SCENARIO_PLACES))
-    facts = {
-        name: {
-            "value": value,
-            "evidence": (
-                {"file": Path(e.file).name, "line": e.line, "text": e.text}
-                if (e := where.get(name)) is not None and e.file
-                else None
-            ),
-        }
-        for name, value in sorted(result.facts.items())
-        if name in names and _scalar(value) and value is not None
-    }
-    read: dict[str, Any] = {}
-    for firing in result.firings:
-        for name, value in firing.facts.items():
-            if _scalar(value) and value is not None and name not in facts:
-                read.setdefault(name, value)
-    dep = result.facts.get("deployment") or {}
-    rec = result.recommendation
-    return {
-        "facts": facts,
-        "rule_inputs": dict(sorted(read.items())),
-        "deployment": {
-            "scenario": rec.input if rec is not None else None,
-            "layout": {k: int(dep.get(k) or 1) for k in ("tp", "pp", "dp", "ep")},
-        },
+        **({"replay": rec.replay} if getattr(rec, "replay", None) else {}),
     }
 
 
@@ -500,30 +452,13 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
 
 
 def replay_audit(engine: Any, recorded: dict[str, Any]) -> dict[str, Any]:
-    """Today's rules on an audit's recorded facts: the deployment evaluated as the audit does (its
-    scenario with the facts known, the recorded layout only), then the audit rules on the facts."""
-    from advisor.core.layouts import Layout
-    from advisor.inputs.scenario import build
+    """Today's rules on an audit's recorded facts, judged by the audit's own judge (advisor.audit.replay)."""
+    from advisor.audit import replay as judge_again
 
-    facts = {name: fact["value"] for name, fact in recorded["facts"].items()}
-    read = dict(recorded.get("rule_inputs") or {})
-    known = {**facts, **{k: read[k] for k in _RULE_ONLY_FACTS if k in read}}
-    deployment = recorded.get("deployment") or {}
-    shape = deployment.get("layout") or {}
-    layout = Layout(int(shape.get("dp", 1)), int(shape.get("tp", 1)), int(shape.get("pp", 1)), int(shape.get("ep", 1)))
-    rec, problems = None, []
-    if deployment.get("scenario"):
-        try:
-            scenario = build(_raw_scenario(dict(deployment["scenario"])), engine.kb, where="transcript")
-            rec = engine.evaluate(scenario, only=layout, known=known, search=False)
-        except AdvisorError as exc:
-            problems.append(f"cannot evaluate the deployment: {exc.one_line()}")
-    env = {**rec.env, **known} if rec is not None else {**read, **known}
-    host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, {}, rec.layout if rec else None)
-    fired = sorted({f.rule for f in (rec.findings if rec else [])} | {f.rule for f in host.findings})
+    verdict = judge_again(engine, recorded)
     return {
-        "rules": fired,
-        "undecided": sorted(r.id for r in host.undecided),
-        "layout_label": rec.layout.label() if rec is not None and rec.layout else layout.label(),
-        "problems": problems,
+        "rules": sorted({f.rule for f in verdict.findings}),
+        "undecided": sorted({f.rule for f in verdict.firings if f.outcome is None}),
+        "layout_label": verdict.rec.layout.label() if verdict.rec is not None and verdict.rec.layout else None,
+        "problems": verdict.problems,
     }

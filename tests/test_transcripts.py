@@ -294,3 +294,17 @@ def test_an_audit_transcript_replays_without_the_bundle(cli, tmp_path, monkeypat
     assert code == 1
     assert "rules that no longer fire: audit-custom-allreduce-disabled" in out
     assert "rules changed: audit-custom-allreduce-disabled" in out
+
+
+def test_an_audit_of_a_catalogue_model_replays_through_the_same_judge(cli, tmp_path):
+    """A plan naming the model and GPU beside a real topology: the deployment is evaluated, recorded, and
+    replayed without the bundle to the same rules."""
+    plan = tmp_path / "deployment.yaml"
+    plan.write_text("model: llama 3.3 70b\nprecision: fp8\nhardware:\n  gpu: rtx 5090\ndeployment:\n  tp: 2\n")
+    files = [plan, AUDIT / "topo_06_2xRTX5090_threadripper_phb_tabs.txt"]
+    code, _, err = cli("audit", *map(str, files), "--record", "--transcripts", str(tmp_path / "t"))
+    doc = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
+    assert doc["result"]["replay"]["scenario"]["model"] == "llama 3.3 70b"
+    assert doc["result"]["replay"]["deployment"]["tp"] == 2
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    assert code == 0 and out.startswith("no change")

@@ -354,6 +354,7 @@ class AuditResult:
     lang: str = "en"
     problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
     firings: list[Firing] = field(default_factory=list)  # every rule's outcome: the deployment's, then the host's
+    replay: dict[str, Any] = field(default_factory=dict)  # what a transcript keeps to judge the facts again
 
     def in_lang(self, lang: str) -> AuditResult:
         """The same audit, read in `lang`."""
