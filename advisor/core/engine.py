@@ -149,11 +149,14 @@ class Engine:
         known: Mapping[str, Any] | None = None,
         known_origin: Mapping[str, Origin] | None = None,
         search: bool = True,
+        explained: bool = True,
     ) -> Recommendation:
         """The recommendation for a scenario; with `only`, the evaluation of that one layout; `known`
         facts (read from a host by the audit) replace what the advisor would otherwise assume. With
         `only` and `search=False`, only the layouts needed for the scenario facts are evaluated (the
-        smallest fit is then found among pipelines, which never need more GPUs than TP)."""
+        smallest fit is then found among pipelines, which never need more GPUs than TP). `explained=False`
+        leaves out what only a reader needs (the findings' figure traces, the alternatives, the launch
+        lines): the answer and its findings are the same, for comparing answers (the assumptions)."""
         env, origin = scenario_facts(s, self.kb)
         if known:
             env.update({k: v for k, v in known.items() if self.kb.facts.get(k) and self.kb.facts[k].kind != "layout"})
@@ -179,7 +182,7 @@ class Engine:
         chosen = cands[0] if only is not None else self._select(cands, env)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        rec = self._result(s, env, trace, chosen, cands, origin)
+        rec = self._result(s, env, trace, chosen, cands, origin, explained)
         if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
             rec.assumption_builder = self._assumption_builder(s, rec, only)
         return rec.in_lang(lang)
@@ -194,7 +197,9 @@ class Engine:
             from advisor.core.assumptions import find_assumptions
 
             readers, units = self._readers_and_units
-            return find_assumptions(self.kb, s, rec, lambda other: self.evaluate(other, only=only), readers, units)
+            return find_assumptions(
+                self.kb, s, rec, lambda other: self.evaluate(other, only=only, explained=False), readers, units
+            )
 
         return build
 
@@ -247,6 +252,7 @@ class Engine:
         chosen: Candidate | None,
         cands: list[Candidate],
         origin: dict[str, Origin],
+        explained: bool = True,
     ) -> Recommendation:
         from advisor.core.launch_lines import launch_commands
 
@@ -255,7 +261,7 @@ class Engine:
         findings: list[Finding] = []
         firings: list[Firing] = []
         undecided: list[tuple[Rule, Mapping[str, Any]]] = []
-        scope = self.evaluate_scope("scenario", env, trace, origin)
+        scope = self.evaluate_scope("scenario", env, trace, origin, traced=explained)
         findings += scope.findings
         firings += scope.firings
         undecided += [(rule, env) for rule in scope.undecided]
@@ -266,7 +272,7 @@ class Engine:
                     Firing(rule.id, outcome, {n: chosen.env.get(n) for n in sorted(rule.when.names)}, chosen.layout)
                 )
                 if outcome:
-                    findings.append(self.finding(rule, chosen.env, chosen.trace, origin, chosen.layout))
+                    findings.append(self.finding(rule, chosen.env, chosen.trace, origin, chosen.layout, explained))
                 elif outcome is None:
                     undecided.append((rule, chosen.env))
         findings.sort(key=lambda f: (-SEVERITIES.index(f.severity), f.rule))
@@ -286,10 +292,10 @@ class Engine:
             input=s.data,
             layout=chosen.layout if chosen else None,
             figures=figures,
-            alternatives=self._alternatives(chosen, cands, env),
+            alternatives=self._alternatives(chosen, cands, env) if explained else [],
             findings=findings,
             unknowns=self._assumed_unknowns(env, origin) + self._unknowns(undecided),
-            launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen else {},
+            launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen and explained else {},
             firings=firings,
             trace_builder=traces,
             env=final_env,
@@ -306,6 +312,7 @@ class Engine:
         trace: Mapping[str, str] | None = None,
         origin: Mapping[str, Origin] | None = None,
         layout: Layout | None = None,
+        traced: bool = True,
     ) -> ScopeResult:
         """Every rule of `scope` (scenario, audit, sizing) on one set of facts: a firing for each rule,
         the finding of each that fired, and the rules that could not be decided."""
@@ -314,7 +321,7 @@ class Engine:
             outcome = rule.when.evaluate(env)
             out.firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}, layout))
             if outcome:
-                out.findings.append(self.finding(rule, env, trace or {}, origin or {}, layout))
+                out.findings.append(self.finding(rule, env, trace or {}, origin or {}, layout, traced))
             elif outcome is None:
                 out.undecided.append(rule)
         return out
@@ -326,8 +333,10 @@ class Engine:
         trace: Mapping[str, str],
         origin: Mapping[str, Origin],
         layout: Layout | None,
+        traced: bool = True,
     ) -> Finding:
-        """A fired rule for people: its texts as messages over the facts, figures traced to formulas."""
+        """A fired rule for people: its texts as messages over the facts, figures traced to formulas
+        (`traced=False`: without the figures, where only the finding itself is compared)."""
         return Finding(
             rule=rule.id,
             severity=rule.severity,
@@ -337,7 +346,9 @@ class Engine:
             fix_text=Message.of(rule.fix, env) if rule.fix else None,
             verify_text=tuple(Message.of(Text.same(v), env) for v in rule.verify),
             sources=rule.cite,
-            figures=tuple(self.figure(name, env, trace, origin, depth=FINDING_DEPTH) for name in rule.figures),
+            figures=tuple(self.figure(name, env, trace, origin, depth=FINDING_DEPTH) for name in rule.figures)
+            if traced
+            else (),
             facts={n: env.get(n) for n in sorted(rule.when.names)},
             layout=layout.label() if layout else None,
             conflicts=rule.conflicts,
