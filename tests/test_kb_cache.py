@@ -17,24 +17,7 @@ from advisor import diskcache
 from advisor.core.engine import Engine
 from advisor.kb import cache
 from advisor.kb.paths import knowledge_dir, rules_dir
-
-README_FIRST = [
-    "recommend",
-    "--model",
-    "llama 3.3 70b",
-    "--precision",
-    "fp8",
-    "--kv-cache-dtype",
-    "fp8",
-    "--gpu",
-    "rtx pro 6000",
-    "--gpus",
-    "2",
-    "--users",
-    "60",
-    "--context",
-    "8192",
-]
+from tests.scenarios import README_FIRST
 
 
 @pytest.fixture()

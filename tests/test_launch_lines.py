@@ -21,6 +21,7 @@ import pytest
 
 from advisor.kb.knowledge import Knowledge
 from tests.conftest import RTX_PRO_70B, with_users
+from tests.scenarios import README_FIRST
 
 DATA = Path(__file__).parent / "data"
 FORMS = {
@@ -207,21 +208,7 @@ def test_the_flag_table_cites_the_engines_for_every_flag(engine):
 
 def test_fp8_on_two_rtx_pro_6000_serves_the_published_fp8_checkpoint_the_weights_figure_counts(cli, engine):
     code, out, err = cli(
-        "recommend",
-        "--model",
-        "llama 3.3 70b",
-        "--precision",
-        "fp8",
-        "--kv-cache-dtype",
-        "fp8",
-        "--gpu",
-        "rtx pro 6000",
-        "--gpus",
-        "2",
-        "--users",
-        "60",
-        "--context",
-        "8192",
+        *README_FIRST,
         "--format",
         "json",
     )
