@@ -27,6 +27,7 @@ from advisor.core.records import Recommendation
 from advisor.errors import AdvisorError
 from advisor.i18n import LANGS
 from advisor.inputs.evidence.topo import nvlink_kind
+from advisor.inputs.fields import field_table
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Citation
 
@@ -134,8 +135,9 @@ def read_layout(text: str, total: int, per_node: int) -> Layout | None:
     return layout
 
 
-def _to_value(spec: Any, text: str) -> Any:
-    """A typed value for a fact from what was typed in the side panel or after /set."""
+def _to_value(spec: Any, text: str, words: tuple[tuple[Any, str], ...] = ()) -> Any:
+    """A typed value for a fact from what was typed in the side panel or after /set; an enum value may
+    also be typed in the words of the field table (`words`: each value with its pattern, "aus" for off)."""
     raw = text.strip()
     low = raw.lower()
     if spec.type == "integer":
@@ -153,9 +155,12 @@ def _to_value(spec: Any, text: str) -> Any:
         raise ValueError("yes or no")
     if spec.type == "enum" and spec.choices:
         allowed = [replies.choice_text(c) for c in spec.choices] + ["unknown"]
-        if low not in allowed:
-            raise ValueError(" | ".join(allowed))
-        return low
+        if low in allowed:
+            return low
+        said = next((value for value, pattern in words if re.fullmatch(rf"\s*(?:{pattern})\s*", low)), None)
+        if said is not None:
+            return replies.choice_text(said)
+        raise ValueError(" | ".join(allowed))
     return raw
 
 
@@ -473,7 +478,8 @@ class ChatSession:
         path = PATHS[fact]
         spec = self.engine.kb.facts[fact]
         try:
-            value = _to_value(spec, value_text)
+            row = field_table(self.engine.kb.root).by_fact().get(fact)
+            value = _to_value(spec, value_text, row.values if row else ())
         except ValueError as exc:
             return self._reply(
                 said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command"

@@ -32,3 +32,23 @@ def test_a_shared_word_goes_to_the_question_asked(engine):
     assert understand("aus", engine.kb, "iommu").fields == {"hardware.iommu": "off"}
     # asked about something else, "aus" names neither
     assert understand("aus", engine.kb, "users").fields == {}
+
+
+@pytest.mark.parametrize(
+    ("typed", "fact", "expected"),
+    [("aus", "iommu", "off"), ("deaktiviert", "acs", "disabled"), ("funktioniert", "p2p", "ok")],
+)
+def test_set_takes_the_words_the_chat_offers_in_german(engine, typed, fact, expected):
+    """An engineer corrects a fact with /set in the German words the question offered."""
+    from advisor.chat.dialogue import ChatSession
+
+    session = ChatSession(engine, "de")
+    session.opening()
+    session.respond("Llama 3.3 70B FP8 auf zwei RTX PRO 6000, 60 Nutzer")
+    reply = session.respond(f"/set {fact} {typed}")
+    assert reply.understood == {path_of(fact): expected}
+    assert session.respond(f"/set {fact} vielleicht").text.startswith("`vielleicht` ist kein gültiger Wert")
+
+
+def path_of(fact: str) -> str:
+    return field_table().by_fact()[fact].path
