@@ -191,6 +191,21 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
                 report.add(f"rule {rule.id}", f"names unknown conflict {cid!r}")
     for f in kb.formulas.values():
         check_citation(kb, f.cite, f"formula {f.id}", report)
+    for q in kb.questions.values():
+        where = f"question {q.id}"
+        if (q.answer is None) == (q.conflict is None):
+            report.add(where, "needs exactly one of an answer or a conflict")
+        if q.conflict is not None and q.conflict not in kb.conflicts:
+            report.add(where, f"names unknown conflict {q.conflict!r}")
+        if q.answer is not None and not q.cite:
+            report.add(where, "an answer needs a citation")
+        for c in q.cite:
+            check_citation(kb, c, where, report)
+        for lang, pattern in q.asked.texts.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                report.add(where, f"its {lang} pattern does not compile: {exc}")
     for name, spec in kb.facts.items():
         if spec.kind == "input" and spec.question is None:
             report.add(f"fact {name}", "an input fact needs a question in English and German")

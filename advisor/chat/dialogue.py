@@ -264,7 +264,13 @@ class ChatSession:
             else:
                 parts.append(t("skipped", lang, fact=fact_label(asked.fact, lang)))
         if not got.fields and not got.unsure and not got.skipped and not c.error and got.invalid is None:
-            parts.append(t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang))
+            known = replies.knowledge_answer(said, self.engine.kb, lang)
+            if known is not None:
+                parts.append(known)
+            else:
+                parts.append(
+                    t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang)
+                )
         parts += self._after(before)
         return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
 

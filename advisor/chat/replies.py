@@ -15,7 +15,16 @@ from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Finding, Recommendation
 from advisor.i18n import label, number, outline
 from advisor.kb.knowledge import Citation, Knowledge
-from advisor.render.common import Footnotes, cell, figure_cite, figure_rows, headline, kind_label, lead_finding
+from advisor.render.common import (
+    Footnotes,
+    cell,
+    citation_text,
+    figure_cite,
+    figure_rows,
+    headline,
+    kind_label,
+    lead_finding,
+)
 
 KEY_FIGURES = (
     "conversations",
@@ -377,3 +386,21 @@ def rules_text(rules: Any, lang: str) -> str:
     out = [f"**{t('rules_head', lang, n=len(items))}**", "", f"| id | {label('severity', lang)} | |", "|---|---|---|"]
     out += [f"| `{r.id}` | {r.severity} | {cell(outline(r.title.get(lang), braces=False))} |" for r in items]
     return "\n".join(out)
+
+
+def knowledge_answer(said: str, kb: Knowledge, lang: str) -> str | None:
+    """The knowledge base's answer to a question typed in one's own words (knowledge/questions.yaml), with
+    its sources; None where no recorded question matches."""
+    text = said.strip()
+    for q in kb.questions.values():
+        patterns = [p for p in q.asked.texts.values() if p]
+        if not any(re.search(p, text, re.I) for p in patterns):
+            continue
+        if q.conflict and q.conflict in kb.conflicts:
+            c = kb.conflicts[q.conflict]
+            lines = [f"**{c.title.get(lang)}** {c.resolution.get(lang)} {c.why.get(lang)}"]
+            lines += [f"- {citation_text(kb, Citation(cl.source, cl.locator, cl.quote))}: {cl.says}" for cl in c.claims]
+            return "\n".join(lines)
+        if q.answer is not None:
+            return "\n".join([q.answer.get(lang), *(f"- {citation_text(kb, c)}" for c in q.cite)])
+    return None

@@ -226,6 +226,18 @@ class Claim(Record):
     quote: str | None = key(default=None, doc="its exact words")
 
 
+class Question(Record):
+    """A question users ask in their own words, and the answer the knowledge base gives: its own cited
+    text, or a recorded disagreement's resolution."""
+
+    id: str = key(doc="the question's id")
+    asked: Text = key(doc="a regular expression per language that recognises the question")
+    answer: Text | None = key(default=None, doc="the answer, in every language")
+    conflict: str | None = key(default=None, doc="a conflict whose resolution answers it")
+    cite: tuple[Citation, ...] = key(default=(), doc="where the answer comes from")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
+
+
 class Conflict(Record):
     """A disagreement between sources, with the resolution and why."""
 
@@ -345,6 +357,7 @@ class Knowledge:
     conflicts: dict[str, Conflict] = field(default_factory=dict)
     formulas: dict[str, FormulaSpec] = field(default_factory=dict)
     engine_flags: dict[str, ServingEngine] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -497,4 +510,5 @@ RECORDS: tuple[tuple[str, type, str], ...] = (
     ("conflicts", Conflict, "conflict"),
     ("formulas", FormulaSpec, "formula"),
     ("engine_flags", ServingEngine, "serving engine"),
+    ("questions", Question, "question"),
 )
