@@ -91,8 +91,7 @@ def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> No
 
     reply = render(result, engine.kb)
     recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
-    evidence = [Path(p) for p in args.paths] if kind == "audit" else None
-    paths = recorder.close(result, engine, evidence)
+    paths = recorder.close(result)
     if recorder.failed:
         print(f"advisor: warning: {recorder.failed}", file=sys.stderr)
     elif paths:

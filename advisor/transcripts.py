@@ -63,9 +63,9 @@ def rule_hashes(engine: Any) -> dict[str, str]:
     return out
 
 
-def summary(rec: Any, engine: Any = None, paths: list[Path] | None = None) -> dict[str, Any] | None:
-    """What a recommendation or audit concluded, in the transcript's terms; an audit given its engine
-    and evidence files also carries what `replay` needs."""
+def summary(rec: Any) -> dict[str, Any] | None:
+    """What a recommendation or audit concluded, in the transcript's terms; an audit also carries what
+    `replay` needs (its facts with their evidence lines, scenario and layout)."""
     if rec is None:
         return None
     if hasattr(rec, "findings") and hasattr(rec, "figures"):
@@ -86,7 +86,7 @@ def summary(rec: Any, engine: Any = None, paths: list[Path] | None = None) -> di
         ],
         "summary": rec.summary(),
         "input": {"files": [i.path for i in rec.inputs]},
-        **({"replay": rec.replay} if getattr(rec, "replay", None) else {}),
+        **({"replay": rec.replay} if rec.replay else {}),
     }
 
 
@@ -225,14 +225,13 @@ class Recorder:
         except OSError as exc:
             self._fail(f"transcript stopped at turn {self.turns}: {exc.strerror or exc}")
 
-    def close(self, rec: Any = None, engine: Any = None, paths: list[Path] | None = None) -> tuple[Path, Path] | None:
-        """Mark the journal complete and write the final Markdown and JSON files (an audit given its
-        engine and evidence files records what its replay needs)."""
+    def close(self, rec: Any = None) -> tuple[Path, Path] | None:
+        """Mark the journal complete and write the final Markdown and JSON files."""
         if self.failed or self.closed:
             return None
         self.closed = True
         try:
-            self._write({"type": "end", "at": _now(), "result": summary(rec, engine, paths)})
+            self._write({"type": "end", "at": _now(), "result": summary(rec)})
             return finish(self.path)
         except (OSError, TranscriptError) as exc:
             self._fail(f"transcript not finished: {getattr(exc, 'strerror', None) or exc}")

@@ -11,21 +11,8 @@ import pytest
 from advisor.audit import audit
 from advisor.chat.consult import Consultation
 from tests.evidence_data import bundle, verbatim
+from tests.scenarios import H100_PCIE_70B
 from tests.test_schemas import problems
-
-H100_PCIE_70B = (
-    "recommend",
-    "--model",
-    "llama 3.1 70b",
-    "--precision",
-    "fp8",
-    "--gpu",
-    "h100 pcie",
-    "--gpus",
-    "2",
-    "--users",
-    "20",
-)
 
 
 def section(out: str, heading: str) -> str:

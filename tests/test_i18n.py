@@ -3,39 +3,14 @@
 from __future__ import annotations
 
 from advisor.i18n import Message, Text, fill, outline
+from tests.scenarios import H100_PCIE_70B
 
 
 def test_counts_take_the_singular_for_one(cli):
     """ "Two H100 PCIe, Llama 3.1 70B FP8, 20 users": one copy per GPU holds a single conversation."""
-    code, out, _ = cli(
-        "recommend",
-        "--model",
-        "llama 3.1 70b",
-        "--precision",
-        "fp8",
-        "--gpu",
-        "h100 pcie",
-        "--gpus",
-        "2",
-        "--users",
-        "20",
-    )
+    code, out, _ = cli(*H100_PCIE_70B)
     assert "keeps only 1 conversation per card" in out
-    code, out, _ = cli(
-        "recommend",
-        "--model",
-        "llama 3.1 70b",
-        "--precision",
-        "fp8",
-        "--gpu",
-        "h100 pcie",
-        "--gpus",
-        "2",
-        "--users",
-        "20",
-        "--lang",
-        "de",
-    )
+    code, out, _ = cli(*H100_PCIE_70B, "--lang", "de")
     assert "nur 1 Gespräch je Karte" in out
 
 

@@ -83,7 +83,7 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
         ]
         for a in rec.alternatives:
             conv = a.figures.get("conversations")
-            shown = format_number(conv) if conv is not None else "–"
+            shown = format_number(conv, lang) if conv is not None else "–"
             out.append(f"| {a.layout.label()} | {shown} | {cell('; '.join(a.why_not))} |")
         out.append("")
     if rec.assumptions:
@@ -233,7 +233,7 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
         "|---|---|---|---:|---|",
     ]
     for r in result.rows:
-        conv = format_number(r.conversations) if r.conversations is not None else "–"
+        conv = format_number(r.conversations, lang) if r.conversations is not None else "–"
         out.append(
             f"| {r.platform.name} | {size_status(r, lang)} | {r.rec.layout.label() if r.rec.layout else '–'} | "
             f"{conv} | {serves_word(r, users, lang)} |"

@@ -183,7 +183,7 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     users = result.input["workload"].get("concurrent_conversations")
     out = [
         f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
-        f"{format_number(result.input['workload']['context_tokens'])} tokens"
+        f"{format_number(result.input['workload']['context_tokens'], lang)} tokens"
         + (f" · {users} {label('conversations', lang)}" if users else "")
         + (
             f" · {models} {label('models_each', lang)}"
@@ -197,7 +197,7 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
             r.platform.name,
             size_status(r, lang),
             r.rec.layout.label() if r.rec.layout else "–",
-            format_number(r.conversations) if r.conversations is not None else "–",
+            format_number(r.conversations, lang) if r.conversations is not None else "–",
             serves_word(r, users, lang),
         ]
         for r in result.rows
