@@ -27,6 +27,8 @@ def _session(engine, lang: str) -> ChatSession:
     [
         ("en", "do we need NVLink?", "TP over PCIe works, best with working peer-to-peer"),
         ("de", "Brauche ich NVLink?", "TP über PCIe funktioniert, am besten mit funktionierendem Peer-to-Peer"),
+        ("de", "Muss ich NVLink haben?", "TP über PCIe funktioniert"),
+        ("en", "Do we have to buy NVLink bridges?", "TP over PCIe works"),
         ("en", "what is an all-reduce?", "two per layer in the forward pass, 160 per token"),
         ("de", "Was ist ein All-Reduce?", "zwei je Schicht im Forward-Pass, 160 je Token"),
     ],
