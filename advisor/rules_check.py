@@ -18,7 +18,7 @@ from typing import Any
 from advisor.core.engine import Engine
 from advisor.core.records import FigureTrace, Recommendation
 from advisor.errors import AdvisorError
-from advisor.kb.knowledge import Citation, Gpu, Knowledge
+from advisor.kb.knowledge import Citation, Gpu, Knowledge, Measurement
 from advisor.kb.rules import Rule
 
 SOURCE_KINDS = ("seed", "primary", "vendor", "measurement", "config", "derivation")
@@ -67,6 +67,34 @@ def check_citation(kb: Knowledge, c: Citation, where: str, report: Report) -> No
             report.add(where, f"quote not found in source {c.source!r}: {c.quote[:60]!r}")
     elif c.quote:
         report.add(where, f"quotes {c.quote[:40]!r} but source {c.source!r} records no quotes")
+
+
+def check_measurement(kb: Knowledge, m: Measurement, report: Report) -> None:
+    """A measurement cites its source word for word, names a known model, precision, GPU and link, its
+    layouts occupy exactly its GPUs, and it gives a value or a ratio against another layout, never both."""
+    where = f"measurement {m.id}"
+    check_citation(kb, m.cite, where, report)
+    for what, name, table in (
+        ("model", m.model, kb.models),
+        ("precision", m.precision, kb.precisions),
+        ("GPU", m.gpu, kb.gpus),
+    ):
+        if name not in table:
+            report.add(where, f"names unknown {what} {name!r}")
+    if m.node_link is not None and m.node_link not in kb.links:
+        report.add(where, f"names unknown link {m.node_link!r}")
+    if m.nodes > 1 and m.node_link is None:
+        report.add(where, f"spans {m.nodes} nodes but names no node_link")
+    for layout in (m.layout, m.versus):
+        if layout is None:
+            continue
+        if layout.gpus != m.gpus:
+            report.add(where, f"layout {layout.label} occupies {layout.gpus} GPUs, not the {m.gpus} measured")
+        if (layout.tp * layout.dp) % layout.ep:
+            report.add(where, f"EP {layout.ep} does not divide TP x DP ({layout.tp * layout.dp})")
+    relative = m.versus is not None or m.ratio is not None
+    if (m.value is None) == (not relative) or (relative and (m.versus is None or m.ratio is None)):
+        report.add(where, "needs exactly one of a value or a versus layout with its ratio")
 
 
 def check_gpu_memory(g: Gpu, report: Report) -> None:
@@ -237,6 +265,8 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
             report.add(f"model {m.id}", "config values have no citation")
     for p in kb.precisions.values():
         check_citation(kb, p.cite, f"precision {p.id}", report)
+    for measured in kb.measurements.values():
+        check_measurement(kb, measured, report)
     for serving in kb.engine_flags.values():
         check_citation(kb, serving.cite, f"engine {serving.id}", report)
         for ef in serving.flags:
@@ -270,5 +300,6 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
         "links": len(kb.links),
         "conflicts": len(kb.conflicts),
         "platforms": len(kb.platforms),
+        "measurements": len(kb.measurements),
     }
     return report

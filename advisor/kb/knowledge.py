@@ -1,5 +1,5 @@
 """The knowledge base as typed, validated records: sources, facts, GPUs, links, models, precisions,
-platforms, conflicts and formula specifications, loaded from knowledge/**/*.yaml.
+platforms, conflicts, formula specifications and published measurements, loaded from knowledge/**/*.yaml.
 
 Loading checks the shape of every entry and names file, line and key on error; `advisor rules check`
 adds the cross-checks (citations resolve, quotes match, every figure has a source).
@@ -302,6 +302,72 @@ class ServingEngine(Record):
         return next((f for f in self.flags if f.flag == name), None)
 
 
+METRICS = (
+    "one_user_tokens_per_s",
+    "throughput_tokens_per_s",
+    "throughput_tokens_per_s_per_gpu",
+    "ttft_ms",
+    "tpot_ms",
+)
+
+
+class MeasuredLayout(Record):
+    """How a measured deployment split the model: copies, and inside one copy TP, PP, data-parallel
+    attention ranks and the expert-parallel group (which spans the copy's TP x DP ranks)."""
+
+    replicas: int = key(default=1, doc="independent copies of the model")
+    tp: int = key(default=1, doc="tensor-parallel size inside one copy")
+    pp: int = key(default=1, doc="pipeline stages inside one copy")
+    dp: int = key(default=1, doc="data-parallel attention ranks inside one copy (DEP: attention DP with EP)")
+    ep: int = key(default=1, doc="expert-parallel size: 1, or a divisor of tp x dp")
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the layout occupies."""
+        return self.replicas * self.tp * self.pp * self.dp
+
+    @property
+    def label(self) -> str:
+        """The layout in words, e.g. 'TP 2 x PP 2, EP 2'."""
+        parts = [f"{name} {n}" for name, n in (("DP", self.dp), ("TP", self.tp), ("PP", self.pp)) if n > 1]
+        inner = " x ".join(parts) or "1 GPU"
+        if self.ep > 1:
+            inner += f", EP {self.ep}"
+        return inner if self.replicas == 1 else f"{self.replicas} replicas of {inner}"
+
+
+class Measurement(Record):
+    """One published performance figure of a serving deployment: the setup as the source states it, the
+    metric and its value (or its ratio against another layout of the same setup), cited word for word."""
+
+    id: str = key(doc="the measurement id")
+    source: str = key(doc="the id of the source in knowledge/sources that reports it")
+    locator: str = key(accept=(str, int), doc="where in the source: section, table, row")
+    quote: str = key(doc="the source's exact words or output line that carry the number")
+    model: str = key(doc="the model id in knowledge/models.yaml (the nearest, where notes say so)")
+    precision: str = key(doc="the weights' precision id in knowledge/precisions.yaml")
+    gpu: str = key(doc="the GPU id in knowledge/gpus.yaml")
+    gpus: int = key(doc="GPUs the measured deployment used")
+    nodes: int = key(default=1, doc="machines the deployment spanned")
+    node_link: str | None = key(default=None, doc="the link id between the nodes (knowledge/links.yaml), if several")
+    engine: str = key(choices=("vllm", "sglang", "trt-llm", "unknown"), doc="the serving engine")
+    layout: MeasuredLayout = key(doc="the measured layout")
+    concurrency: int | None = key(default=None, doc="requests in flight (batch); none where not stated")
+    input_tokens: int | None = key(default=None, doc="prompt length in tokens; none where not stated")
+    output_tokens: int | None = key(default=None, doc="output length in tokens; none where not stated")
+    metric: str = key(choices=METRICS, doc="what was measured (units in the name: tokens/s or ms)")
+    value: float | None = key(default=None, doc="the measured value, in the metric's unit")
+    versus: MeasuredLayout | None = key(default=None, doc="for a relative result: the other layout, same setup")
+    ratio: float | None = key(default=None, doc="the metric of `layout` divided by that of `versus`")
+    notes: str = key(default="", doc="what is uncertain or assumed")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
+
+    @property
+    def cite(self) -> Citation:
+        """The measurement's citation."""
+        return Citation(self.source, self.locator, self.quote)
+
+
 # --- reading the files ------------------------------------------------------------------------
 
 
@@ -358,6 +424,7 @@ class Knowledge:
     formulas: dict[str, FormulaSpec] = field(default_factory=dict)
     engine_flags: dict[str, ServingEngine] = field(default_factory=dict)
     questions: dict[str, Question] = field(default_factory=dict)
+    measurements: dict[str, Measurement] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -511,4 +578,5 @@ RECORDS: tuple[tuple[str, type, str], ...] = (
     ("formulas", FormulaSpec, "formula"),
     ("engine_flags", ServingEngine, "serving engine"),
     ("questions", Question, "question"),
+    ("measurements", Measurement, "measurement"),
 )
