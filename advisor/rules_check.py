@@ -159,10 +159,15 @@ def fired_anywhere(rec: Recommendation, rule_id: str) -> bool:
 
 
 def run_case(engine: Engine, case: dict[str, Any], lang: str = "en") -> Recommendation:
-    """Evaluate one rule case (a scenario mapping)."""
+    """Evaluate one rule case (a scenario mapping; `layout:` names the layout to evaluate, as
+    `recommend --layout` does)."""
+    from advisor.core.layouts import Layout
     from advisor.inputs.scenario import build
 
-    return engine.evaluate(build(case, engine.kb, where="case"), lang)
+    case = dict(case)
+    named = case.pop("layout", None)
+    only = Layout(**{k: int(v) for k, v in named.items()}) if isinstance(named, dict) else None
+    return engine.evaluate(build(case, engine.kb, where="case"), lang, only=only)
 
 
 def case_fires(engine: Engine, rule: Rule, case: dict[str, Any]) -> bool:

@@ -26,6 +26,7 @@ TOP_LEVEL = {
     "collect": "services",
     "transcripts": "services",
     "rules_check": "services",
+    "calibration": "services",
     "cli": "cli",
     "completion": "cli",
     "__main__": "cli",

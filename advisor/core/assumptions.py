@@ -35,6 +35,8 @@ TOLD = ("advice", "warning", "error")  # the findings that tell the user to do s
 # The figure a branch shows: the first of these that both answers have and that differs.
 KEY_FIGURES = (
     "conversations",
+    "throughput_tokens_per_s",
+    "one_user_tokens_per_s",
     "prefill_allreduce_ms",
     "decode_tokens_per_s_upper_bound",
     "bubble_fraction",

@@ -18,7 +18,7 @@ from typing import Any
 
 from advisor.core.facts import Origin, scenario_facts
 from advisor.core.formulas.calc import Calculator
-from advisor.core.layouts import Layout, candidates, link_facts
+from advisor.core.layouts import Layout, candidates, link_facts, machine_of
 from advisor.core.records import (
     NO_TEXT,
     Alternative,
@@ -32,7 +32,7 @@ from advisor.core.records import (
 from advisor.i18n import Message, Text, label_text
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
-from advisor.kb.rules import SEVERITIES, Rule, RuleBase
+from advisor.kb.rules import SEVERITIES, Rule, RuleBase, SortKey
 
 CONTRACT_FIGURES = {
     "weights_gib": "weights_gib",
@@ -44,6 +44,9 @@ CONTRACT_FIGURES = {
     "prefill_allreduce_ms": "prefill_allreduce_ms",
     "bubble_fraction": "bubble_fraction",
     "decode_tokens_per_s_upper_bound": "decode_tps_upper",
+    "one_user_tokens_per_s": "one_user_tps",
+    "throughput_tokens_per_s": "throughput_tps",
+    "ttft_ms": "ttft_ms",
 }
 ALTERNATIVE_FIGURES = (
     "conversations",
@@ -51,6 +54,9 @@ ALTERNATIVE_FIGURES = (
     "prefill_allreduce_ms",
     "bubble_fraction",
     "decode_tps_upper",
+    "one_user_tps",
+    "throughput_tps",
+    "ttft_ms",
 )
 MAX_ALTERNATIVES = 8
 FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
@@ -169,7 +175,7 @@ class Engine:
             pipelines = [Layout(1, 1, g) for g in range(1, min(total, env["n_layers"] or 1) + 1)]
             layouts = list(dict.fromkeys([only, Layout(total, 1, 1), *pipelines]))
         else:
-            layouts = list(candidates(env["total_gpus"], env["gpus_per_node"], env["n_layers"] or 1, moe))
+            layouts = list(candidates(machine_of(env), env["n_layers"] or 1, moe))
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
         layout_known = {k: v for k, v in (known or {}).items() if k in self.layout_fact_names}
@@ -182,7 +188,7 @@ class Engine:
         chosen = cands[0] if only is not None else self._select(cands, env)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        rec = self._result(s, env, trace, chosen, cands, origin, explained)
+        rec = self._result(s, env, trace, chosen, cands, origin, explained, asked=only is not None)
         if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
             rec.assumption_builder = self._assumption_builder(s, rec, only)
         return rec.in_lang(lang)
@@ -224,23 +230,44 @@ class Engine:
     def _order(self, env: Mapping[str, Any]) -> str:
         return "training" if env.get("workload_kind") == "training" else str(env.get("goal") or "throughput")
 
+    def _score(self, c: Candidate, k: SortKey) -> float:
+        """The candidate's value on one key, signed so that higher is better (unknown: worst)."""
+        value = len(c.fired(self.rules, "discourage")) if k.fact == "discouraged" else c.env.get(k.fact)
+        if value is None:
+            return float("-inf")
+        return float(value) if k.better == "high" else -float(value)
+
     def _sort_key(self, c: Candidate, order: str) -> tuple[Any, ...]:
-        key: list[Any] = []
-        for k in self.rules.selection.get(order, ()):
-            value = len(c.fired(self.rules, "discourage")) if k.fact == "discouraged" else c.env.get(k.fact)
-            if isinstance(value, bool):
-                value = int(value)
-            if value is None:
-                value = float("inf") if k.better == "low" else float("-inf")
-            key.append(value if k.better == "low" else -value)
+        key = [-self._score(c, k) for k in self.rules.selection.get(order, ())]
         return (*key, -c.layout.replicas, c.layout.pp, c.layout.ep)
 
+    def _rank(self, cands: list[Candidate], order: str) -> tuple[Candidate | None, dict[int, int]]:
+        """The chosen layout, and for every candidate the index of the key it lost on (the number of keys:
+        it lost only the final tie-break). Each key keeps the layouts best on it, or within its tolerance
+        of the best, and hands them to the next key; a tie goes to more copies, fewer stages, less EP."""
+        keys = self.rules.selection.get(order, ())
+        pool = [c for c in cands if not c.fired(self.rules, "reject")]
+        dropped: dict[int, int] = {}
+        for i, k in enumerate(keys):
+            if len(pool) < 2:
+                break
+            scores = [self._score(c, k) for c in pool]
+            best = max(scores)
+            floor = best - k.tolerance * abs(best) if abs(best) != float("inf") else best
+            kept = []
+            for c, score in zip(pool, scores, strict=True):
+                if score >= floor:
+                    kept.append(c)
+                else:
+                    dropped[id(c)] = i
+            pool = kept
+        chosen = min(pool, key=lambda c: (-c.layout.replicas, c.layout.pp, c.layout.ep)) if pool else None
+        for c in pool:
+            dropped.setdefault(id(c), len(keys))
+        return chosen, dropped
+
     def _select(self, cands: list[Candidate], env: Mapping[str, Any]) -> Candidate | None:
-        viable = [c for c in cands if not c.fired(self.rules, "reject")]
-        if not viable:
-            return None
-        order = self._order(env)
-        return min(viable, key=lambda c: self._sort_key(c, order))
+        return self._rank(cands, self._order(env))[0]
 
     # --- building the result -----------------------------------------------------------------
 
@@ -253,6 +280,7 @@ class Engine:
         cands: list[Candidate],
         origin: dict[str, Origin],
         explained: bool = True,
+        asked: bool = False,
     ) -> Recommendation:
         from advisor.core.launch_lines import launch_commands
 
@@ -292,7 +320,7 @@ class Engine:
             input=s.data,
             layout=chosen.layout if chosen else None,
             figures=figures,
-            alternatives=self._alternatives(chosen, cands, env) if explained else [],
+            alternatives=self._alternatives(chosen, cands, env, asked=asked) if explained else [],
             findings=findings,
             unknowns=self._assumed_unknowns(env, origin) + self._unknowns(undecided),
             launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen and explained else {},
@@ -396,7 +424,7 @@ class Engine:
         )
 
     def _alternatives(
-        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any]
+        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any], asked: bool = False
     ) -> list[Alternative]:
         total, per_node = env["total_gpus"], env["gpus_per_node"]
         wanted = [
@@ -406,10 +434,12 @@ class Engine:
             Layout(1, total, 1),
         ]
         order = self._order(env)
-        ranked = sorted(
-            (c for c in cands if c is not chosen),
-            key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)),
-        )
+        _, dropped = self._rank(cands, order)
+
+        def rank(c: Candidate) -> tuple[Any, ...]:
+            return (bool(c.fired(self.rules, "reject")), -dropped.get(id(c), -1), self._sort_key(c, order))
+
+        ranked = sorted((c for c in cands if c is not chosen), key=rank)
         picked: list[Candidate] = []
         by_layout = {c.layout: c for c in cands}
         for layout in wanted:
@@ -421,37 +451,61 @@ class Engine:
                 break
             if c not in picked:
                 picked.append(c)
-        picked.sort(key=lambda c: (bool(c.fired(self.rules, "reject")), self._sort_key(c, order)))
-        return [self._why_not(c, chosen, order) for c in picked]
+        picked.sort(key=rank)
+        return [self._why_not(c, chosen, order, None if asked else dropped.get(id(c))) for c in picked]
 
-    def _why_not(self, c: Candidate, chosen: Candidate | None, order: str) -> Alternative:
+    def _context(self, c: Candidate, chosen: Candidate, k: SortKey) -> dict[str, Any]:
+        return {
+            **c.env,
+            "other": chosen.layout.label(),
+            "this": c.layout.label(),
+            "other_conversations": chosen.env.get("conversations"),
+            "other_value": chosen.env.get(k.fact) if k.fact != "discouraged" else None,
+            "tolerance_pct": round(k.tolerance * 100),
+            "other_value_link": chosen.env.get("collective_link"),
+        }
+
+    def _decisive(self, c: Candidate, chosen: Candidate, keys: tuple[SortKey, ...]) -> int:
+        """The first key on which `c` and `chosen` differ by more than its tolerance (len(keys): none)."""
+        for i, k in enumerate(keys):
+            mine, theirs = self._score(c, k), self._score(chosen, k)
+            if mine == theirs:
+                continue
+            if k.tolerance and float("inf") not in (abs(mine), abs(theirs)):
+                if abs(mine - theirs) <= k.tolerance * max(abs(mine), abs(theirs)):
+                    continue
+            return i
+        return len(keys)
+
+    def _why_not(self, c: Candidate, chosen: Candidate | None, order: str, lost_at: int | None) -> Alternative:
+        """Why `c` was not chosen (`lost_at`: the key it lost on in the selection), or, where the user named
+        the layout (`lost_at` None), what `c` has over it or lacks: in numbers where the key is an estimate."""
         reasons: list[Message] = []
         rule_ids: list[str] = []
         rejected = c.fired(self.rules, "reject")
-        for rule in rejected + c.fired(self.rules, "discourage"):
+        for rule in rejected + c.fired(self.rules, "discourage") + c.fired(self.rules, "explain"):
             rule_ids.append(rule.id)
             reasons.append(Message.of(Text({k: f"{v} [{rule.id}]" for k, v in rule.title.texts.items()}), c.env))
         if not rejected and chosen is not None:
-            mine, theirs = self._sort_key(c, order), self._sort_key(chosen, order)
             keys = self.rules.selection.get(order, ())
-            ctx = {
-                **c.env,
-                "other": chosen.layout.label(),
-                "this": c.layout.label(),
-                "other_conversations": chosen.env.get("conversations"),
-            }
-            for i, k in enumerate(keys):
-                if mine[i] != theirs[i]:
-                    ctx["other_value"] = chosen.env.get(k.fact)
-                    if mine[i] < theirs[i]:  # it beats a layout the user asked about: say what it has
-                        if k.why_better is not None:
-                            reasons.append(Message.of(k.why_better, ctx))
-                    elif k.fact != "discouraged":
-                        reasons.append(Message.of(k.why_not, ctx))
-                    break
-            else:
-                if self.rules.tie is not None:
-                    reasons.append(Message.of(self.rules.tie, ctx))
+            at = self._decisive(c, chosen, keys) if lost_at is None else lost_at
+            if at < len(keys):
+                k = keys[at]
+                better = self._score(c, k) > self._score(chosen, k)
+                text = k.why_better if better else k.why_not
+                if k.fact != "discouraged" and text is not None:
+                    reasons.append(Message.of(text, self._context(c, chosen, k)))
+                elif k.fact == "discouraged":  # a rule decided: still say what the estimate says
+                    goal = next((g for g in keys[at + 1 :] if g.tolerance), None)
+                    if goal is not None and self._score(c, goal) != self._score(chosen, goal):
+                        text = goal.why_better if self._score(c, goal) > self._score(chosen, goal) else goal.why_not
+                        if text is not None:
+                            reasons.append(Message.of(text, self._context(c, chosen, goal)))
+            elif self.rules.tie is not None:
+                reasons.append(Message.of(self.rules.tie, self._context(c, chosen, keys[0]) if keys else c.env))
+            for k in keys[: min(at, len(keys))]:
+                if k.close is not None and self._score(c, k) != self._score(chosen, k):
+                    reasons.append(Message.of(k.close, self._context(c, chosen, k)))
         figures = {name: _round(c.env.get(name)) for name in ALTERNATIVE_FIGURES}
         unique = [m for i, m in enumerate(reasons) if m not in reasons[:i]]
         return Alternative(c.layout, figures, tuple(unique), tuple(rule_ids), bool(rejected))

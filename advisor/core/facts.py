@@ -172,13 +172,16 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("w_bytes", prec.weight_bytes, "catalogue", prec.name, prec.cite)
     kv = kb.precisions[s.data["kv_cache_dtype"]]
     put("kv_bytes", kv.weight_bytes, "catalogue", kv.name, kv.cite)
-    for name in ("act_bytes", "grad_bytes", "train_state_bytes"):
+    for name in ("act_bytes", "grad_bytes", "train_state_bytes", "mem_bw_efficiency", "compute_efficiency"):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
 
     mem_gib, mem_origin = gpu_memory(g)
     put("gpu_mem_gib", mem_gib, mem_origin.kind, mem_origin.detail, mem_origin.cite)
     put("gpu_mem_reported", g.memory_gib_reported is not None, "catalogue", g.name, g.cite.get("memory_gib_reported"))
     put("mem_bw_gbs", g.memory_bandwidth_gbs, "catalogue", g.name, g.cite.get("memory_bandwidth_gbs"))
+    path = prec.needs if prec.needs in ("fp8", "fp4") and getattr(g, prec.needs, False) else "bf16"
+    field_name = f"tensor_tflops_{path}"
+    put("gpu_tflops", getattr(g, field_name, None), "catalogue", f"{g.name}: dense {path.upper()}", g.cite.get(field_name))
     put("gpu_arch", g.architecture, "catalogue", g.name)
     put("gpu_form_factor", g.form_factor, "catalogue", g.name)
     put("gpu_fp8", g.fp8, "catalogue", g.name, g.cite.get("fp8"))

@@ -74,53 +74,177 @@ def _divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
-def candidates(total: int, gpus_per_node: int, n_layers: int, moe: bool) -> Iterator[Layout]:
-    """Every layout worth comparing on `total` GPUs: TP within a node or over whole nodes, PP at most one
-    stage per layer."""
-    for per_replica in range(1, total + 1):
-        replicas = total // per_replica
+LINK_ORDER = ("none", "nvlink", "pcie", "network")  # fastest first: a group's link is its slowest
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The GPUs as ids 0..total-1: `per_node` to a node, NVLink domains of `domain` GPUs inside a node."""
+
+    nodes: int
+    per_node: int
+    domain: int
+    nvlink: bool
+
+    @property
+    def total(self) -> int:
+        """GPUs in all nodes."""
+        return self.nodes * self.per_node
+
+    def link(self, first: int, last: int) -> str:
+        """The slowest link inside the consecutive GPU ids first..last."""
+        if last <= first:
+            return "none"
+        if first // self.per_node != last // self.per_node:
+            return "network"
+        if self.nvlink and (first % self.per_node) // self.domain == (last % self.per_node) // self.domain:
+            return "nvlink"
+        return "pcie"
+
+    def start(self, cursor: int, size: int) -> int:
+        """Where a copy of `size` GPUs starts at or after `cursor` without straddling a node, or an NVLink
+        domain, that it fits inside; a copy larger than a node starts on a node boundary."""
+        local = cursor % self.per_node
+        if size > self.per_node:
+            return cursor if local == 0 else cursor + self.per_node - local
+        if local + size > self.per_node:
+            return cursor + self.per_node - local
+        if self.nvlink and size <= self.domain and local % self.domain + size > self.domain:
+            return min(cursor + self.domain - local % self.domain, cursor + self.per_node - local)
+        return cursor
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where each copy of a layout sits: the first GPU id of every copy (its GPUs follow in order:
+    stage by stage, each stage's tensor-parallel group on consecutive ids)."""
+
+    layout: Layout
+    machine: Machine
+    starts: tuple[int, ...]
+
+    def gpus(self, copy: int) -> range:
+        """The GPU ids of one copy."""
+        first = self.starts[copy]
+        return range(first, first + self.layout.gpus_per_replica)
+
+    def groups(self) -> list[list[list[int]]]:
+        """Per copy, per pipeline stage, the GPU ids of its tensor-parallel group."""
+        tp = self.layout.tp
+        return [[list(self.gpus(c))[s * tp : (s + 1) * tp] for s in range(self.layout.pp)] for c in range(len(self.starts))]
+
+    def _pattern(self) -> tuple[int, ...]:
+        # copies repeat node by node (or span whole nodes), so the copies of the first node show every case
+        first_node = [s for s in self.starts if s < self.machine.per_node]
+        return tuple(first_node or self.starts[:1])
+
+    def links(self) -> dict[str, str]:
+        """The slowest link each kind of traffic crosses: TP inside a stage, PP between stages, EP
+        across the copies that share experts, DP between the copies."""
+        m, lay = self.machine, self.layout
+        worst = {"tp": 0, "pp": 0}
+        for start in self._pattern():
+            for stage in range(lay.pp):
+                first = start + stage * lay.tp
+                worst["tp"] = max(worst["tp"], LINK_ORDER.index(m.link(first, first + lay.tp - 1)))
+                if stage:
+                    worst["pp"] = max(worst["pp"], LINK_ORDER.index(m.link(first - lay.tp, first + lay.tp - 1)))
+        span = LINK_ORDER[0] if len(self.starts) < 2 else m.link(self.starts[0], self.starts[-1] + lay.gpus_per_replica - 1)
+        return {
+            "tp": LINK_ORDER[worst["tp"]],
+            "pp": LINK_ORDER[worst["pp"]],
+            "ep": (m.link(self.starts[0], self.starts[-1] + lay.gpus_per_replica - 1) if lay.ep > 1 else "none"),
+            "dp": span,
+        }
+
+    def straddles(self) -> bool:
+        """Whether a copy that fits inside one node crosses a node boundary."""
+        g, per_node = self.layout.gpus_per_replica, self.machine.per_node
+        return g <= per_node and any(s // per_node != (s + g - 1) // per_node for s in self.starts)
+
+
+def place(layout: Layout, machine: Machine, strict: bool = True) -> Placement | None:
+    """The copies of `layout` on real GPU ids, none straddling a node or an NVLink domain it fits in;
+    None when they do not all fit that way (with `strict=False`: packed in order, straddling where they
+    must, so a layout the user names is still placed and its links are the slowest it crosses)."""
+    g = layout.gpus_per_replica
+    starts, cursor = [], 0
+    for _ in range(layout.replicas):
+        start = machine.start(cursor, g) if strict else cursor
+        if start + g > machine.total:
+            return None
+        starts.append(start)
+        cursor = start + g
+    return Placement(layout, machine, tuple(starts))
+
+
+def max_copies(size: int, machine: Machine) -> int:
+    """How many copies of `size` GPUs fit the machine without straddling."""
+    count, cursor = 0, 0
+    while True:
+        start = machine.start(cursor, size)
+        if start + size > machine.total:
+            return count
+        count, cursor = count + 1, start + size
+
+
+def candidates(machine: Machine, n_layers: int, moe: bool) -> Iterator[Layout]:
+    """Every layout worth comparing: as many copies of each size as fit without straddling, TP within a
+    node or over whole nodes, PP at most one stage per layer."""
+    for per_replica in range(1, machine.total + 1):
+        replicas = max_copies(per_replica, machine)
+        if not replicas:
+            continue
         for tp in _divisors(per_replica):
             pp = per_replica // tp
-            if (tp > gpus_per_node and tp % gpus_per_node) or pp > n_layers:
+            if (tp > machine.per_node and tp % machine.per_node) or pp > n_layers:
                 continue
             yield Layout(replicas, tp, pp)
             if moe and tp * replicas > 1:
                 yield Layout(replicas, tp, pp, ep=tp * replicas)
 
 
-def link_facts(layout: Layout, env: Mapping[str, Any], latency_us: Mapping[str, float]) -> dict[str, Any]:
-    """Per-layout facts about placement and links: which link TP, PP and the replicas cross."""
-    per_node = env["gpus_per_node"]
-    domain = env["nvlink_domain_size"]
+def machine_of(env: Mapping[str, Any]) -> Machine:
+    """The machine the scenario facts describe."""
+    per_node = int(env["gpus_per_node"])
     nvlink = env["nvlink"] != "none" and env.get("nvlink_gbs") is not None
-    tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
+    return Machine(int(env["total_gpus"]) // per_node, per_node, int(env["nvlink_domain_size"] or 1), nvlink)
 
-    def link_for(span: int) -> str:
-        if span <= 1:
-            return "none"
-        if span > per_node:
-            return "network"
-        if nvlink and span <= domain:
-            return "nvlink"
-        return "pcie"
 
+def link_facts(
+    layout: Layout,
+    env: Mapping[str, Any],
+    latency_us: Mapping[str, float],
+    placement: Placement | None = None,
+) -> dict[str, Any]:
+    """Per-layout facts about placement and links: which link TP, PP, EP and the copies cross, at what
+    bandwidth and latency."""
+    machine = machine_of(env)
+    placement = placement or place(layout, machine) or place(layout, machine, strict=False)
+    links = (
+        placement.links() if placement is not None else {"tp": "network", "pp": "network", "ep": "network", "dp": "network"}
+    )
     speeds = {"nvlink": env.get("nvlink_gbs"), "pcie": env.get("pcie_gbs"), "network": env.get("node_link_gbs")}
-    tp_link = link_for(tp)
-    pp_link = link_for(g) if pp > 1 else "none"
-    dp_link = link_for(layout.gpus) if layout.replicas > 1 else "none"
-    return {
+    tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
+    per_node, domain = machine.per_node, machine.domain
+    facts: dict[str, Any] = {
         "tp": tp,
         "pp": pp,
         "ep": layout.ep,
         "replicas": layout.replicas,
         "gpus_per_replica": g,
         "idle_gpus": env["total_gpus"] - layout.gpus,
-        "tp_link": tp_link,
-        "tp_link_gbs": speeds.get(tp_link),
-        "tp_link_latency_us": latency_us.get(tp_link, 0.0),
-        "pp_link": pp_link,
-        "dp_link_gbs": speeds.get(dp_link),
-        "tp_spans_nvlink_domains": nvlink and tp > domain,
-        "tp_spans_nodes": tp > per_node,
-        "pp_spans_nodes": pp > 1 and g > per_node,
+        "copy_straddles_nodes": bool(placement and placement.straddles()),
+        "tp_spans_nvlink_domains": machine.nvlink and tp > domain,
+        "tp_spans_nodes": tp > per_node or links["tp"] == "network",
+        "pp_spans_nodes": pp > 1 and links["pp"] == "network",
     }
+    for kind in ("tp", "pp", "ep"):
+        facts[f"{kind}_link"] = links[kind]
+        facts[f"{kind}_link_gbs"] = speeds.get(links[kind])
+        facts[f"{kind}_link_latency_us"] = latency_us.get(links[kind], 0.0)
+    facts["dp_link_gbs"] = speeds.get(links["dp"])
+    collective = max(links["tp"], links["ep"], key=LINK_ORDER.index)
+    facts["collective_link"] = collective
+    facts["collective_link_rank"] = LINK_ORDER.index(collective)
+    return facts

@@ -196,6 +196,11 @@ class Precision(Record):
     aliases: tuple[str, ...] = key(default=(), doc="other names it is asked for by")
     cite: Citation = key(doc="where its size per weight is stated")
     kv_cache: bool = key(default=False, doc="whether the KV cache may be stored in it")
+    needs: str | None = key(
+        default=None,
+        doc="the GPU feature its native kernels need (fp8, fp4); where the card has it, matrix products run at "
+        "that tensor-core rate, else at BF16's",
+    )
     notes: str = key(default="", doc="remarks")
 
 
@@ -360,6 +365,15 @@ class Measurement(Record):
     versus: MeasuredLayout | None = key(default=None, doc="for a relative result: the other layout, same setup")
     ratio: float | None = key(default=None, doc="the metric of `layout` divided by that of `versus`")
     notes: str = key(default="", doc="what is uncertain or assumed")
+    band: float | None = key(
+        default=None,
+        doc="the factor within which the advisor's estimate must lie (estimate between value / band and "
+        "value × band); none: the metric's band in knowledge/settings.yaml",
+    )
+    gap: str = key(default="", doc="what explains the estimate's distance from the measurement, where it is known")
+    reproduced: bool = key(
+        default=True, doc="false where the model does not reproduce the measurement at all; `gap` must say why"
+    )
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     @property

@@ -23,7 +23,10 @@ from advisor.yamlio import line_of, load_file
 
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
 SCOPES = ("scenario", "layout", "sizing", "audit")
-EFFECTS = ("none", "reject", "discourage")
+# reject: never chosen; discourage: chosen only if nothing better is left (a concern the speed estimates
+# do not carry); explain: a concern the estimates already weigh, said in the why-not of every layout it
+# fires on, deciding nothing itself.
+EFFECTS = ("none", "reject", "discourage", "explain")
 RULE_KEYS = frozenset(
     {
         "id",
@@ -78,6 +81,8 @@ class SortKey(Record):
     better: Literal["low", "high"] = key(doc="low or high")
     why_not: Text = key(doc="why a layout that loses on it was not chosen")
     why_better: Text | None = key(default=None, doc="what a layout that wins on it has over a layout asked about")
+    tolerance: float = key(default=0.0, doc="share of the best value within which layouts count as equal on it")
+    close: Text | None = key(default=None, doc="what is said of a layout within the tolerance that lost later")
 
 
 @dataclass
@@ -239,7 +244,20 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
                 raise RuleBaseError(f"selection {name}: 'better' must be low or high", where=where)
             why_not = _text(k.get("why_not"), "why_not", f"{where} selection {name}")
             why_better = _text(k.get("why_better"), "why_better", f"{where} selection {name}", required=False)
-            out.append(SortKey(fact=k["fact"], better=k["better"], why_not=why_not, why_better=why_better))  # type: ignore[arg-type]
+            close = _text(k.get("close"), "close", f"{where} selection {name}", required=False)
+            tolerance = k.get("tolerance", 0.0)
+            if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not 0 <= tolerance < 1:
+                raise RuleBaseError(f"selection {name}: 'tolerance' must be a share from 0 to below 1", where=where)
+            out.append(
+                SortKey(
+                    fact=k["fact"],
+                    better=k["better"],  # type: ignore[arg-type]
+                    why_not=why_not,
+                    why_better=why_better,
+                    tolerance=float(tolerance),
+                    close=close,
+                )
+            )
         orders[str(name)] = tuple(out)
     return orders
 

@@ -39,6 +39,9 @@ FIGURE_ORDER = (
     "prefill_allreduce_ms",
     "bubble_fraction",
     "decode_tokens_per_s_upper_bound",
+    "one_user_tokens_per_s",
+    "throughput_tokens_per_s",
+    "ttft_ms",
 )
 
 

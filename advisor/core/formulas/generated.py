@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "bd84bff3f0241c56"
+SOURCE_HASH = "42981ace23786743"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -119,6 +119,40 @@ def f_conversations_total(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_decode_batch(env: Mapping[str, Any]) -> Any:
+    v_users = env.get("users")
+    v_replicas = env.get("replicas")
+    v_conversations_per_replica = env.get("conversations_per_replica")
+    if v_users is None or v_replicas is None or v_conversations_per_replica is None:
+        return None
+    try:
+        return max(min(_ceil(v_users / v_replicas), v_conversations_per_replica), 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_decode_batch_full(env: Mapping[str, Any]) -> Any:
+    v_conversations_per_replica = env.get("conversations_per_replica")
+    if v_conversations_per_replica is None:
+        return None
+    try:
+        return max(v_conversations_per_replica, 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_decode_cycle(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    v_stage_step_ms = env.get("stage_step_ms")
+    v_pp_handoff_ms = env.get("pp_handoff_ms")
+    if v_pp is None or v_stage_step_ms is None or v_pp_handoff_ms is None:
+        return None
+    try:
+        return v_pp * (v_stage_step_ms + v_pp_handoff_ms)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_decode_upper_bound(env: Mapping[str, Any]) -> Any:
     v_mem_bw_gbs = env.get("mem_bw_gbs")
     v_tp = env.get("tp")
@@ -160,6 +194,18 @@ def f_ep_alltoall(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return 2 * v_moe_layers * v_experts_per_tok * v_hidden * v_act_bytes * (v_ep - 1) / v_ep / 2 ** 20
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_batch(env: Mapping[str, Any]) -> Any:
+    v_micro_batch = env.get("micro_batch")
+    v_expert_shards = env.get("expert_shards")
+    v_tp = env.get("tp")
+    if v_micro_batch is None or v_expert_shards is None or v_tp is None:
+        return None
+    try:
+        return v_micro_batch * v_expert_shards / v_tp
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -271,6 +317,18 @@ def f_independent_copies(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_kv_context(env: Mapping[str, Any]) -> Any:
+    v_prompt_tokens = env.get("prompt_tokens")
+    v_output_tokens = env.get("output_tokens")
+    v_context_tokens = env.get("context_tokens")
+    if v_prompt_tokens is None or v_output_tokens is None or v_context_tokens is None:
+        return None
+    try:
+        return min(v_prompt_tokens + v_output_tokens / 2, v_context_tokens)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_conversation(env: Mapping[str, Any]) -> Any:
     v_kv_bytes_per_token = env.get("kv_bytes_per_token")
     v_context_tokens = env.get("context_tokens")
@@ -377,6 +435,17 @@ def f_kv_per_token_per_gpu_mla(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_micro_batch(env: Mapping[str, Any]) -> Any:
+    v_decode_batch = env.get("decode_batch")
+    v_pp = env.get("pp")
+    if v_decode_batch is None or v_pp is None:
+        return None
+    try:
+        return max(v_decode_batch / v_pp, 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_micro_batches_serving(env: Mapping[str, Any]) -> Any:
     v_requests_per_replica = env.get("requests_per_replica")
     if v_requests_per_replica is None:
@@ -409,6 +478,30 @@ def f_nvlink_speedup(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_one_user_speed(env: Mapping[str, Any]) -> Any:
+    v_one_user_tpot_ms = env.get("one_user_tpot_ms")
+    if v_one_user_tpot_ms is None:
+        return None
+    try:
+        return 1000 / v_one_user_tpot_ms
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_one_user_tpot(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    v_stage_mem_ms_one = env.get("stage_mem_ms_one")
+    v_stage_tp_ms_one = env.get("stage_tp_ms_one")
+    v_stage_ep_ms_one = env.get("stage_ep_ms_one")
+    v_pp_handoff_ms_one = env.get("pp_handoff_ms_one")
+    if v_pp is None or v_stage_mem_ms_one is None or v_stage_tp_ms_one is None or v_stage_ep_ms_one is None or v_pp_handoff_ms_one is None:
+        return None
+    try:
+        return v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_pp_bytes(env: Mapping[str, Any]) -> Any:
     v_pp = env.get("pp")
     v_hidden = env.get("hidden")
@@ -421,17 +514,164 @@ def f_pp_bytes(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_pp_handoff_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_pp_handoff_none_one(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_pp_handoff_time(env: Mapping[str, Any]) -> Any:
+    v_pp_link_latency_us = env.get("pp_link_latency_us")
+    v_micro_batch = env.get("micro_batch")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_pp_link_gbs = env.get("pp_link_gbs")
+    if v_pp_link_latency_us is None or v_micro_batch is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
+        return None
+    try:
+        return v_pp_link_latency_us / 1000 + v_micro_batch * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_pp_handoff_time_one(env: Mapping[str, Any]) -> Any:
+    v_pp_link_latency_us = env.get("pp_link_latency_us")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_pp_link_gbs = env.get("pp_link_gbs")
+    if v_pp_link_latency_us is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
+        return None
+    try:
+        return v_pp_link_latency_us / 1000 + v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
     v_prompt_tokens = env.get("prompt_tokens")
     v_allreduce_bytes_per_token = env.get("allreduce_bytes_per_token")
     v_ring_factor = env.get("ring_factor")
     v_tp_link_gbs = env.get("tp_link_gbs")
-    v_allreduce_count_per_token = env.get("allreduce_count_per_token")
-    v_tp_link_latency_us = env.get("tp_link_latency_us")
-    if v_prompt_tokens is None or v_allreduce_bytes_per_token is None or v_ring_factor is None or v_tp_link_gbs is None or v_allreduce_count_per_token is None or v_tp_link_latency_us is None:
+    if v_prompt_tokens is None or v_allreduce_bytes_per_token is None or v_ring_factor is None or v_tp_link_gbs is None:
         return None
     try:
-        return (v_prompt_tokens * v_allreduce_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9) + v_allreduce_count_per_token * v_tp_link_latency_us / 10 ** 6) * 10 ** 3
+        return v_prompt_tokens * v_allreduce_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9) * 10 ** 3
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_busy_time(env: Mapping[str, Any]) -> Any:
+    v_prefill_compute_ms = env.get("prefill_compute_ms")
+    v_prefill_tp_ms = env.get("prefill_tp_ms")
+    v_prefill_ep_ms = env.get("prefill_ep_ms")
+    v_pp = env.get("pp")
+    if v_prefill_compute_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_pp is None:
+        return None
+    try:
+        return (v_prefill_compute_ms + v_prefill_tp_ms + v_prefill_ep_ms) / v_pp
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_compute_time(env: Mapping[str, Any]) -> Any:
+    v_active_params = env.get("active_params")
+    v_prompt_tokens = env.get("prompt_tokens")
+    v_tp = env.get("tp")
+    v_gpu_tflops = env.get("gpu_tflops")
+    v_compute_efficiency = env.get("compute_efficiency")
+    if v_active_params is None or v_prompt_tokens is None or v_tp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+        return None
+    try:
+        return 2 * v_active_params * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_ep_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_ep_time(env: Mapping[str, Any]) -> Any:
+    v_moe_layers = env.get("moe_layers")
+    v_ep_link_latency_us = env.get("ep_link_latency_us")
+    v_prompt_tokens = env.get("prompt_tokens")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_ep = env.get("ep")
+    v_ep_link_gbs = env.get("ep_link_gbs")
+    if v_moe_layers is None or v_ep_link_latency_us is None or v_prompt_tokens is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+        return None
+    try:
+        return 2 * v_moe_layers * (v_ep_link_latency_us / 1000 + v_prompt_tokens * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_pp_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_pp_time(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    v_pp_link_latency_us = env.get("pp_link_latency_us")
+    v_prompt_tokens = env.get("prompt_tokens")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_pp_link_gbs = env.get("pp_link_gbs")
+    if v_pp is None or v_pp_link_latency_us is None or v_prompt_tokens is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
+        return None
+    try:
+        return (v_pp - 1) * (v_pp_link_latency_us / 1000 + v_prompt_tokens * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_tp_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_tp_time(env: Mapping[str, Any]) -> Any:
+    v_prefill_allreduce_ms = env.get("prefill_allreduce_ms")
+    v_allreduce_count_per_token = env.get("allreduce_count_per_token")
+    v_tp_link_latency_us = env.get("tp_link_latency_us")
+    if v_prefill_allreduce_ms is None or v_allreduce_count_per_token is None or v_tp_link_latency_us is None:
+        return None
+    try:
+        return v_prefill_allreduce_ms + v_allreduce_count_per_token * v_tp_link_latency_us / 1000
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_weights_time(env: Mapping[str, Any]) -> Any:
+    v_weights_gib_per_gpu = env.get("weights_gib_per_gpu")
+    v_pp = env.get("pp")
+    v_mem_bw_gbs = env.get("mem_bw_gbs")
+    v_mem_bw_efficiency = env.get("mem_bw_efficiency")
+    if v_weights_gib_per_gpu is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+        return None
+    try:
+        return v_weights_gib_per_gpu * 2 ** 30 * v_pp / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -457,13 +697,254 @@ def f_ring_factor(env: Mapping[str, Any]) -> Any:
         return None
 
 
-def f_served_tenths(env: Mapping[str, Any]) -> Any:
+def f_served_users(env: Mapping[str, Any]) -> Any:
     v_conversations = env.get("conversations")
     v_users = env.get("users")
     if v_conversations is None or v_users is None:
         return None
     try:
-        return _floor(min(v_conversations / v_users, 1) * 10)
+        return min(v_conversations, v_users)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_allreduce_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_allreduce_none_one(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_tp_link_latency_us = env.get("tp_link_latency_us")
+    v_ring_factor = env.get("ring_factor")
+    v_micro_batch = env.get("micro_batch")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_tp_link_gbs = env.get("tp_link_gbs")
+    if v_n_layers is None or v_pp is None or v_tp_link_latency_us is None or v_ring_factor is None or v_micro_batch is None or v_activation_bytes_per_token is None or v_tp_link_gbs is None:
+        return None
+    try:
+        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_micro_batch * v_activation_bytes_per_token / (v_tp_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_tp_link_latency_us = env.get("tp_link_latency_us")
+    v_ring_factor = env.get("ring_factor")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_tp_link_gbs = env.get("tp_link_gbs")
+    if v_n_layers is None or v_pp is None or v_tp_link_latency_us is None or v_ring_factor is None or v_activation_bytes_per_token is None or v_tp_link_gbs is None:
+        return None
+    try:
+        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_activation_bytes_per_token / (v_tp_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_alltoall_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_alltoall_none_one(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_alltoall_time(env: Mapping[str, Any]) -> Any:
+    v_moe_layers = env.get("moe_layers")
+    v_pp = env.get("pp")
+    v_ep_link_latency_us = env.get("ep_link_latency_us")
+    v_micro_batch = env.get("micro_batch")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_ep = env.get("ep")
+    v_ep_link_gbs = env.get("ep_link_gbs")
+    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_micro_batch is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+        return None
+    try:
+        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_micro_batch * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
+    v_moe_layers = env.get("moe_layers")
+    v_pp = env.get("pp")
+    v_ep_link_latency_us = env.get("ep_link_latency_us")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_ep = env.get("ep")
+    v_ep_link_gbs = env.get("ep_link_gbs")
+    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+        return None
+    try:
+        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_compute_time(env: Mapping[str, Any]) -> Any:
+    v_active_params = env.get("active_params")
+    v_micro_batch = env.get("micro_batch")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_gpu_tflops = env.get("gpu_tflops")
+    v_compute_efficiency = env.get("compute_efficiency")
+    if v_active_params is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+        return None
+    try:
+        return 2 * v_active_params * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_memory_time(env: Mapping[str, Any]) -> Any:
+    v_stage_weight_bytes = env.get("stage_weight_bytes")
+    v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
+    v_kv_context_tokens = env.get("kv_context_tokens")
+    v_micro_batch = env.get("micro_batch")
+    v_mem_bw_gbs = env.get("mem_bw_gbs")
+    v_mem_bw_efficiency = env.get("mem_bw_efficiency")
+    if v_stage_weight_bytes is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_micro_batch is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+        return None
+    try:
+        return (v_stage_weight_bytes + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch) / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_memory_time_one(env: Mapping[str, Any]) -> Any:
+    v_stage_weight_bytes_one = env.get("stage_weight_bytes_one")
+    v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
+    v_kv_context_tokens = env.get("kv_context_tokens")
+    v_mem_bw_gbs = env.get("mem_bw_gbs")
+    v_mem_bw_efficiency = env.get("mem_bw_efficiency")
+    if v_stage_weight_bytes_one is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+        return None
+    try:
+        return (v_stage_weight_bytes_one + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens) / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_step_time(env: Mapping[str, Any]) -> Any:
+    v_stage_mem_ms = env.get("stage_mem_ms")
+    v_stage_compute_ms = env.get("stage_compute_ms")
+    v_stage_tp_ms = env.get("stage_tp_ms")
+    v_stage_ep_ms = env.get("stage_ep_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_tp_ms is None or v_stage_ep_ms is None:
+        return None
+    try:
+        return max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_tp_ms + v_stage_ep_ms
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_weights_dense(env: Mapping[str, Any]) -> Any:
+    v_weights_bytes = env.get("weights_bytes")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_weights_bytes is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_weights_bytes / (v_tp * v_pp)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_weights_moe(env: Mapping[str, Any]) -> Any:
+    v_weights_bytes = env.get("weights_bytes")
+    v_expert_fraction = env.get("expert_fraction")
+    v_tp = env.get("tp")
+    v_expert_shards = env.get("expert_shards")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_n_experts = env.get("n_experts")
+    v_expert_batch = env.get("expert_batch")
+    v_pp = env.get("pp")
+    if v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_expert_shards is None or v_experts_per_tok is None or v_n_experts is None or v_expert_batch is None or v_pp is None:
+        return None
+    try:
+        return (v_weights_bytes * (1 - v_expert_fraction) / v_tp + v_weights_bytes * v_expert_fraction / v_expert_shards * (1 - (1 - v_experts_per_tok / v_n_experts) ** v_expert_batch)) / v_pp
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_weights_one_dense(env: Mapping[str, Any]) -> Any:
+    v_weights_bytes = env.get("weights_bytes")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_weights_bytes is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_weights_bytes / (v_tp * v_pp)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_weights_one_moe(env: Mapping[str, Any]) -> Any:
+    v_weights_bytes = env.get("weights_bytes")
+    v_expert_fraction = env.get("expert_fraction")
+    v_tp = env.get("tp")
+    v_expert_shards = env.get("expert_shards")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_n_experts = env.get("n_experts")
+    v_pp = env.get("pp")
+    if v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_expert_shards is None or v_experts_per_tok is None or v_n_experts is None or v_pp is None:
+        return None
+    try:
+        return (v_weights_bytes * (1 - v_expert_fraction) / v_tp + v_weights_bytes * v_expert_fraction / v_expert_shards * v_experts_per_tok / v_n_experts) / v_pp
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_throughput_estimate(env: Mapping[str, Any]) -> Any:
+    v_replicas = env.get("replicas")
+    v_decode_batch = env.get("decode_batch")
+    v_output_tokens = env.get("output_tokens")
+    v_prefill_busy_ms = env.get("prefill_busy_ms")
+    v_decode_cycle_ms = env.get("decode_cycle_ms")
+    if v_replicas is None or v_decode_batch is None or v_output_tokens is None or v_prefill_busy_ms is None or v_decode_cycle_ms is None:
+        return None
+    try:
+        return v_replicas * v_decode_batch * v_output_tokens * 1000 / (v_decode_batch * v_prefill_busy_ms + v_output_tokens * v_decode_cycle_ms)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_time_to_first_token(env: Mapping[str, Any]) -> Any:
+    v_prefill_compute_ms = env.get("prefill_compute_ms")
+    v_prefill_weights_ms = env.get("prefill_weights_ms")
+    v_prefill_tp_ms = env.get("prefill_tp_ms")
+    v_prefill_ep_ms = env.get("prefill_ep_ms")
+    v_prefill_pp_ms = env.get("prefill_pp_ms")
+    if v_prefill_compute_ms is None or v_prefill_weights_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_prefill_pp_ms is None:
+        return None
+    try:
+        return max(v_prefill_compute_ms, v_prefill_weights_ms) + v_prefill_tp_ms + v_prefill_ep_ms + v_prefill_pp_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -590,10 +1071,14 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "cache-per-gpu": f_cache_per_gpu,
     "conversations-per-replica": f_conversations_per_replica,
     "conversations-total": f_conversations_total,
+    "decode-batch": f_decode_batch,
+    "decode-batch-full": f_decode_batch_full,
+    "decode-cycle": f_decode_cycle,
     "decode-upper-bound": f_decode_upper_bound,
     "embedding-params": f_embedding_params,
     "embedding-params-unknown": f_embedding_params_unknown,
     "ep-alltoall": f_ep_alltoall,
+    "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
     "expert-params": f_expert_params,
@@ -604,6 +1089,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "grad-bytes": f_grad_bytes,
     "grad-gb": f_grad_gb,
     "independent-copies": f_independent_copies,
+    "kv-context": f_kv_context,
     "kv-per-conversation": f_kv_per_conversation,
     "kv-per-conversation-local": f_kv_per_conversation_local,
     "kv-per-conversation-per-gpu": f_kv_per_conversation_per_gpu,
@@ -612,14 +1098,50 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "kv-per-token-mla": f_kv_per_token_mla,
     "kv-per-token-per-gpu-gqa": f_kv_per_token_per_gpu_gqa,
     "kv-per-token-per-gpu-mla": f_kv_per_token_per_gpu_mla,
+    "micro-batch": f_micro_batch,
     "micro-batches-serving": f_micro_batches_serving,
     "min-gpus-for-weights": f_min_gpus_for_weights,
     "nvlink-speedup": f_nvlink_speedup,
+    "one-user-speed": f_one_user_speed,
+    "one-user-tpot": f_one_user_tpot,
     "pp-bytes": f_pp_bytes,
+    "pp-handoff-none": f_pp_handoff_none,
+    "pp-handoff-none-one": f_pp_handoff_none_one,
+    "pp-handoff-time": f_pp_handoff_time,
+    "pp-handoff-time-one": f_pp_handoff_time_one,
     "prefill-allreduce-time": f_prefill_allreduce_time,
+    "prefill-busy-time": f_prefill_busy_time,
+    "prefill-compute-time": f_prefill_compute_time,
+    "prefill-compute-unknown": f_prefill_compute_unknown,
+    "prefill-ep-none": f_prefill_ep_none,
+    "prefill-ep-time": f_prefill_ep_time,
+    "prefill-pp-none": f_prefill_pp_none,
+    "prefill-pp-time": f_prefill_pp_time,
+    "prefill-tp-none": f_prefill_tp_none,
+    "prefill-tp-time": f_prefill_tp_time,
+    "prefill-weights-time": f_prefill_weights_time,
     "requests-per-replica": f_requests_per_replica,
     "ring-factor": f_ring_factor,
-    "served-tenths": f_served_tenths,
+    "served-users": f_served_users,
+    "stage-allreduce-none": f_stage_allreduce_none,
+    "stage-allreduce-none-one": f_stage_allreduce_none_one,
+    "stage-allreduce-time": f_stage_allreduce_time,
+    "stage-allreduce-time-one": f_stage_allreduce_time_one,
+    "stage-alltoall-none": f_stage_alltoall_none,
+    "stage-alltoall-none-one": f_stage_alltoall_none_one,
+    "stage-alltoall-time": f_stage_alltoall_time,
+    "stage-alltoall-time-one": f_stage_alltoall_time_one,
+    "stage-compute-time": f_stage_compute_time,
+    "stage-compute-time-unknown": f_stage_compute_time_unknown,
+    "stage-memory-time": f_stage_memory_time,
+    "stage-memory-time-one": f_stage_memory_time_one,
+    "stage-step-time": f_stage_step_time,
+    "stage-weights-dense": f_stage_weights_dense,
+    "stage-weights-moe": f_stage_weights_moe,
+    "stage-weights-one-dense": f_stage_weights_one_dense,
+    "stage-weights-one-moe": f_stage_weights_one_moe,
+    "throughput-estimate": f_throughput_estimate,
+    "time-to-first-token": f_time_to_first_token,
     "train-state": f_train_state,
     "usable-memory": f_usable_memory,
     "usable-memory-estimated": f_usable_memory_estimated,
