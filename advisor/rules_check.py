@@ -29,6 +29,9 @@ GPU_FIGURES = (
     "memory_bandwidth_gbs",
     "pcie_gen",
     "nvlink_gbs_per_direction",
+    "tensor_tflops_bf16",
+    "tensor_tflops_fp8",
+    "tensor_tflops_fp4",
 )
 # The small scenario each catalogue GPU is evaluated on to walk its figure traces: a model that fits every card.
 EXACTNESS_CASE: dict[str, Any] = {

@@ -105,9 +105,9 @@ class Engine:
         self.layout_fact_names = self.calc.layout_facts
         self.layout_rules = base.in_scope("layout")
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
-        self.latency_us = {
-            kind: link.latency_us for link in kb.links.values() if link.latency_us for kind in (link.kind,)
-        }
+        # links.yaml now holds measured small all-reduce times (issue #12); they stay out of the bandwidth-only
+        # prefill formula, which reproduces seed 002's figures, until the performance model decides how to use them.
+        self.latency_us: dict[str, float] = {}
 
     from_cache = False  # set by `load`: whether the records came from the load cache
 

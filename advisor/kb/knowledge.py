@@ -100,6 +100,15 @@ class Gpu(Record):
     pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
     fp8: bool = key(default=False, doc="native FP8 support")
     fp4: bool = key(default=False, doc="native FP4 support")
+    tensor_tflops_bf16: float | None = key(
+        default=None, doc="dense (no sparsity) BF16 tensor-core rate, TFLOPS; None where no figure was found"
+    )
+    tensor_tflops_fp8: float | None = key(
+        default=None, doc="dense (no sparsity) FP8 tensor-core rate, TFLOPS; None without an FP8 path or a figure"
+    )
+    tensor_tflops_fp4: float | None = key(
+        default=None, doc="dense (no sparsity) FP4 tensor-core rate, TFLOPS; None without an FP4 path or a figure"
+    )
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
     notes: str = key(default="", doc="remarks shown in listings")
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
