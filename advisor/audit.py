@@ -202,7 +202,7 @@ def _host_env(engine: Engine, hw: Mapping[str, Any], layout: Layout, gpus: Seque
     env.update(gpu=gpu.id, nvlink=nvlink, gpu_pcie_p2p=gpu.pcie_p2p)
     if per_node:
         env.update(gpus_per_node=per_node, total_gpus=per_node * int(hw.get("nodes") or 1))
-        env.update(link_facts(layout, env, engine.latency_us))
+        env.update(link_facts(layout, env))
     return env
 
 

@@ -83,7 +83,9 @@ def scenario_of(m: Measurement, engine: Engine) -> dict[str, Any]:
 
 def _figure(engine: Engine, raw: Mapping[str, Any], layout: Layout, metric: str, gpus: int) -> float | None:
     name, per_gpu = METRIC_FIGURE[metric]
-    rec = engine.evaluate(build(dict(raw), engine.kb, where=f"measurement {raw['model']}"), only=layout, explained=False)
+    rec = engine.evaluate(
+        build(dict(raw), engine.kb, where=f"measurement {raw['model']}"), only=layout, explained=False
+    )
     value = rec.env.get(name)
     if not isinstance(value, int | float):
         return None
@@ -119,9 +121,8 @@ def table(rows: Iterable[Row]) -> str:
         est = "n/a" if r.estimate is None else f"{r.estimate:.3g}"
         ratio = "n/a" if r.ratio is None else f"{r.ratio:.2f}"
         mark = "" if r.inside else (" (not reproduced)" if not m.reproduced else " (outside)")
-        out.append(
-            f"| {m.id} [{m.source}] | {setup} | {what} | {r.measured:g} | {est} | {ratio}{mark} | ×{r.band:g} | {m.gap} |"
-        )
+        cells = [f"{m.id} [{m.source}]", setup, what, f"{r.measured:g}", est, f"{ratio}{mark}", f"×{r.band:g}", m.gap]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

@@ -53,6 +53,9 @@ def test_recommend_scenario_file_as_json_follows_the_contract(cli):
         "prefill_allreduce_ms",
         "bubble_fraction",
         "decode_tokens_per_s_upper_bound",
+        "one_user_tokens_per_s",
+        "throughput_tokens_per_s",
+        "ttft_ms",
     }
     assert doc["figures"]["bubble_fraction"] is None
     assert doc["input"]["hardware"]["gpu"].startswith("NVIDIA RTX PRO 6000")

@@ -297,6 +297,10 @@ def test_multi_node_expert_parallelism_names_its_all_to_all_backend(cli, engine)
         "100",
         "--context",
         "8192",
+        "--node-link-gbps",
+        "400",
+        "--layout",
+        "replicas=16,ep=16",
         "--format",
         "json",
     )

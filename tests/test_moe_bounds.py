@@ -9,13 +9,17 @@ import json
 def test_deepseek_v3_reads_its_37b_activated_parameters_per_token(cli):
     """ "How fast can one user go with DeepSeek-V3 on an 8 x H200 box?" The model card: 671B total,
     37B activated per token; the FP8 checkpoint is about one byte per parameter."""
-    code, out, _ = cli("recommend", "--model", "deepseek v3", "--gpu", "h200", "--gpus", "8", "--format", "json")
+    code, out, _ = cli(
+        "recommend", "--model", "deepseek v3", "--gpu", "h200", "--gpus", "8", "--users", "1", "--goal", "latency",
+        "--format", "json",
+    )  # fmt: skip
     doc = json.loads(out)
     trace = doc["figure_traces"]["decode_tokens_per_s_upper_bound"]
     read_per_token = float(trace["with_numbers"].rsplit("/", 1)[1].replace(",", ""))
     assert 36e9 < read_per_token < 39e9
     assert doc["layout_label"] == "TP 8"
     assert 980 < doc["figures"]["decode_tokens_per_s_upper_bound"] < 1090  # 4,800 GB/s x 8 / ~37.1 GB
+    assert doc["figures"]["one_user_tokens_per_s"] < doc["figures"]["decode_tokens_per_s_upper_bound"] / 2
 
 
 def test_every_moe_bound_reads_the_activated_share_of_the_checkpoint(engine):

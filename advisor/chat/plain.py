@@ -46,7 +46,7 @@ def reply_text(reply: Reply, kb: Knowledge) -> str:
         asked = replies.question_text(reply.question, reply.lang)
         text = text.replace(asked, "").rstrip() if text.endswith(asked) else text
         asked = asked if asked not in text else ""
-    parts = [plain(text).strip(), replies.cited(text, reply.notes, kb), "? " + plain(asked) if asked else ""]
+    parts = [plain(text).strip(), plain(replies.cited(text, reply.notes, kb)), "? " + plain(asked) if asked else ""]
     return "\n\n".join(p for p in parts if p) + "\n"
 
 

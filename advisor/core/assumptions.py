@@ -26,18 +26,22 @@ from advisor.kb.knowledge import Knowledge
 # The facts tried, most telling first. Others are not: a user states them (model, GPU, users), they
 # are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's or
 # the engine's own (precision, memory utilisation).
-PROBED = ("nvlink", "goal", "virtualized", "kv_cache_dtype", "context_tokens")
+PROBED = ("nvlink", "node_link_gbs", "goal", "virtualized", "kv_cache_dtype", "context_tokens")
 # Plausible other values where "every other choice" would waste an evaluation: FP16 caches as much as
 # BF16; a context four times the default stands for "longer conversations".
-PLAUSIBLE: dict[str, tuple[Any, ...]] = {"kv_cache_dtype": ("fp8",), "context_tokens": (32768,)}
+PLAUSIBLE: dict[str, tuple[Any, ...]] = {
+    "kv_cache_dtype": ("fp8",),
+    "context_tokens": (32768,),
+    "node_link_gbs": (400,),  # Gb/s: one 400 Gb/s NIC per GPU, as on HGX H100/H200/B200 nodes
+}
 MAX_EVALUATIONS = 6
 TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
 # The figure a branch shows: the first of these that both answers have and that differs.
 KEY_FIGURES = (
     "conversations",
+    "prefill_allreduce_ms",
     "throughput_tokens_per_s",
     "one_user_tokens_per_s",
-    "prefill_allreduce_ms",
     "decode_tokens_per_s_upper_bound",
     "bubble_fraction",
     "weights_gib",
@@ -70,6 +74,8 @@ def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: s
         return (fits[-1],) if fits else ()
     if field.default_from is not None:  # the catalogue's own: an SXM board's NVSwitch, a model's precision
         return ()
+    if spec.scenario.startswith("hardware.node_link") and int(s.get("hardware.nodes") or 1) < 2:
+        return ()  # one node: the network carries nothing
     if fact in PLAUSIBLE:
         return tuple(v for v in PLAUSIBLE[fact] if v != value)
     if spec.type == "bool":

@@ -105,9 +105,6 @@ class Engine:
         self.layout_fact_names = self.calc.layout_facts
         self.layout_rules = base.in_scope("layout")
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
-        # links.yaml now holds measured small all-reduce times (issue #12); they stay out of the bandwidth-only
-        # prefill formula, which reproduces seed 002's figures, until the performance model decides how to use them.
-        self.latency_us: dict[str, float] = {}
 
     from_cache = False  # set by `load`: whether the records came from the load cache
 
@@ -140,7 +137,7 @@ class Engine:
         """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
         layout formulas' results."""
         lenv = dict(env)
-        lenv.update(link_facts(layout, env, self.latency_us))
+        lenv.update(link_facts(layout, env))
         if known:
             lenv.update(known)
         ltrace = dict(trace)

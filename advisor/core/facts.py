@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.inputs.scenario import Scenario
-from advisor.kb.knowledge import Citation, Gpu, Knowledge
+from advisor.kb.knowledge import Citation, Gpu, Knowledge, Link
 
 if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
     from advisor.inputs.evidence import Evidence
@@ -73,6 +73,24 @@ def link_speeds(
         "nvlink_gbs": g.nvlink_gbs_per_direction if nvlink != "none" else None,
         "nvlink_domain_size": per_node if nvlink == "nvswitch" else min(DOMAIN_SIZES.get(nvlink, 1), per_node),
     }
+
+
+def link_latency(kb: Knowledge, kinds: tuple[str, ...], gbs: float | None) -> tuple[Link | None, Origin]:
+    """The link of one of `kinds` at `gbs` GB/s per direction whose small all-reduce time was measured, or,
+    where that link has no measurement, the measured link of the same kind nearest in bandwidth (an
+    estimate, and said so)."""
+    measured = [link for link in kb.links.values() if link.kind in kinds and link.latency_us is not None]
+    if gbs is None or not measured:
+        return None, Origin("unknown", "no measured latency for this kind of link")
+    exact = next((link for link in measured if link.gbs_per_direction == gbs), None)
+    if exact is not None:
+        return exact, Origin("catalogue", f"{exact.name}: measured", exact.cite.get("latency_us"))
+    near = min(measured, key=lambda link: abs(link.gbs_per_direction - gbs))
+    return near, Origin(
+        "estimate",
+        f"no measurement for this link; the nearest measured one of its kind, {near.name}",
+        near.cite.get("latency_us"),
+    )
 
 
 def gpu_memory(g: Gpu) -> tuple[float, Origin]:
@@ -181,7 +199,13 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("mem_bw_gbs", g.memory_bandwidth_gbs, "catalogue", g.name, g.cite.get("memory_bandwidth_gbs"))
     path = prec.needs if prec.needs in ("fp8", "fp4") and getattr(g, prec.needs, False) else "bf16"
     field_name = f"tensor_tflops_{path}"
-    put("gpu_tflops", getattr(g, field_name, None), "catalogue", f"{g.name}: dense {path.upper()}", g.cite.get(field_name))
+    put(
+        "gpu_tflops",
+        getattr(g, field_name, None),
+        "catalogue",
+        f"{g.name}: dense {path.upper()}",
+        g.cite.get(field_name),
+    )
     put("gpu_arch", g.architecture, "catalogue", g.name)
     put("gpu_form_factor", g.form_factor, "catalogue", g.name)
     put("gpu_fp8", g.fp8, "catalogue", g.name, g.cite.get("fp8"))
@@ -195,6 +219,11 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         put("pcie_gbs", None, "catalogue", f"{g.name}: no PCIe link between GPUs")
     put("nvlink_gbs", speeds["nvlink_gbs"], "catalogue", g.name, g.cite.get("nvlink_gbs_per_direction"))
 
+    for kind, kinds in (("pcie", ("pcie",)), ("nvlink", ("nvlink", "nvlink-bridge")), ("network", ("network",))):
+        gbs = env.get({"pcie": "pcie_gbs", "nvlink": "nvlink_gbs", "network": "node_link_gbs"}[kind])
+        link, how = link_latency(kb, kinds, gbs)
+        put(f"{kind}_latency_us", link.latency_us if link else None, how.kind, how.detail, how.cite)
+        put(f"{kind}_latency_ranks", (link.latency_ranks or 2) if link else None, how.kind, how.detail, how.cite)
     put("total_gpus", per_node * hw["nodes"], "derived", "gpus_per_node × nodes")
     domain = speeds["nvlink_domain_size"]
     put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")

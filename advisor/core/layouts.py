@@ -7,6 +7,7 @@ across domains and nodes. Which layout is best is decided by the rules, not here
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -131,7 +132,9 @@ class Placement:
     def groups(self) -> list[list[list[int]]]:
         """Per copy, per pipeline stage, the GPU ids of its tensor-parallel group."""
         tp = self.layout.tp
-        return [[list(self.gpus(c))[s * tp : (s + 1) * tp] for s in range(self.layout.pp)] for c in range(len(self.starts))]
+        return [
+            [list(self.gpus(c))[s * tp : (s + 1) * tp] for s in range(self.layout.pp)] for c in range(len(self.starts))
+        ]
 
     def _pattern(self) -> tuple[int, ...]:
         # copies repeat node by node (or span whole nodes), so the copies of the first node show every case
@@ -149,7 +152,11 @@ class Placement:
                 worst["tp"] = max(worst["tp"], LINK_ORDER.index(m.link(first, first + lay.tp - 1)))
                 if stage:
                     worst["pp"] = max(worst["pp"], LINK_ORDER.index(m.link(first - lay.tp, first + lay.tp - 1)))
-        span = LINK_ORDER[0] if len(self.starts) < 2 else m.link(self.starts[0], self.starts[-1] + lay.gpus_per_replica - 1)
+        span = (
+            LINK_ORDER[0]
+            if len(self.starts) < 2
+            else m.link(self.starts[0], self.starts[-1] + lay.gpus_per_replica - 1)
+        )
         return {
             "tp": LINK_ORDER[worst["tp"]],
             "pp": LINK_ORDER[worst["pp"]],
@@ -204,6 +211,15 @@ def candidates(machine: Machine, n_layers: int, moe: bool) -> Iterator[Layout]:
                 yield Layout(replicas, tp, pp, ep=tp * replicas)
 
 
+def collective_latency(env: Mapping[str, Any], link: str, ranks: int) -> float:
+    """The small-message time of one collective over `ranks` GPUs on `link`: the measured time, scaled by
+    the depth of NCCL's tree, log2(ranks) / log2(ranks measured); 0 where nothing was measured."""
+    measured, measured_ranks = env.get(f"{link}_latency_us"), env.get(f"{link}_latency_ranks") or 2
+    if not measured or ranks < 2:
+        return 0.0
+    return float(measured) * math.log2(ranks) / math.log2(max(int(measured_ranks), 2))
+
+
 def machine_of(env: Mapping[str, Any]) -> Machine:
     """The machine the scenario facts describe."""
     per_node = int(env["gpus_per_node"])
@@ -211,18 +227,15 @@ def machine_of(env: Mapping[str, Any]) -> Machine:
     return Machine(int(env["total_gpus"]) // per_node, per_node, int(env["nvlink_domain_size"] or 1), nvlink)
 
 
-def link_facts(
-    layout: Layout,
-    env: Mapping[str, Any],
-    latency_us: Mapping[str, float],
-    placement: Placement | None = None,
-) -> dict[str, Any]:
+def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | None = None) -> dict[str, Any]:
     """Per-layout facts about placement and links: which link TP, PP, EP and the copies cross, at what
-    bandwidth and latency."""
+    bandwidth and measured latency (the scenario's `pcie_latency_us`, ...; 0 where none is known)."""
     machine = machine_of(env)
     placement = placement or place(layout, machine) or place(layout, machine, strict=False)
     links = (
-        placement.links() if placement is not None else {"tp": "network", "pp": "network", "ep": "network", "dp": "network"}
+        placement.links()
+        if placement is not None
+        else {"tp": "network", "pp": "network", "ep": "network", "dp": "network"}
     )
     speeds = {"nvlink": env.get("nvlink_gbs"), "pcie": env.get("pcie_gbs"), "network": env.get("node_link_gbs")}
     tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
@@ -239,10 +252,11 @@ def link_facts(
         "tp_spans_nodes": tp > per_node or links["tp"] == "network",
         "pp_spans_nodes": pp > 1 and links["pp"] == "network",
     }
+    ranks = {"tp": tp, "pp": 2, "ep": layout.ep}  # a hand-off between two stages is one send
     for kind in ("tp", "pp", "ep"):
         facts[f"{kind}_link"] = links[kind]
         facts[f"{kind}_link_gbs"] = speeds.get(links[kind])
-        facts[f"{kind}_link_latency_us"] = latency_us.get(links[kind], 0.0)
+        facts[f"{kind}_link_latency_us"] = collective_latency(env, links[kind], ranks[kind])
     facts["dp_link_gbs"] = speeds.get(links["dp"])
     collective = max(links["tp"], links["ep"], key=LINK_ORDER.index)
     facts["collective_link"] = collective

@@ -251,8 +251,8 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
             out.append(
                 SortKey(
                     fact=k["fact"],
-                    better=k["better"],  # type: ignore[arg-type]
-                    why_not=why_not,
+                    better=k["better"],
+                    why_not=why_not,  # type: ignore[arg-type]
                     why_better=why_better,
                     tolerance=float(tolerance),
                     close=close,

@@ -60,7 +60,7 @@ def test_layouts_named_in_why_not(text, layout):
 def test_why_not_variants(rtx60):
     assert "TP 4 needs 4 GPUs; this machine has 2." in rtx60.respond("why not TP=4?").text
     pp = rtx60.respond("why not PP 2").text
-    assert pp.startswith("**Why not PP 2?**") and "more bubble, nothing gained" in pp
+    assert pp.startswith("**Why not PP 2?**") and "less throughput: about" in pp and "nothing gained" not in pp
     assert "TP 2 is the recommendation." in rtx60.respond("why not tp=2").text
     assert "I could not read a layout in “something else”" in rtx60.respond("why not something else").text
 

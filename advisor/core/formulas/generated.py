@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "42981ace23786743"
+SOURCE_HASH = "497d266406a2bf28"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -60,6 +60,31 @@ def f_allreduce_mib(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_allreduce_bytes_per_token / 2 ** 20
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_attention_flops_gqa(env: Mapping[str, Any]) -> Any:
+    v_n_layers = env.get("n_layers")
+    v_n_heads = env.get("n_heads")
+    v_head_dim = env.get("head_dim")
+    if v_n_layers is None or v_n_heads is None or v_head_dim is None:
+        return None
+    try:
+        return 4 * v_n_layers * v_n_heads * v_head_dim
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_attention_flops_mla(env: Mapping[str, Any]) -> Any:
+    v_n_layers = env.get("n_layers")
+    v_n_heads = env.get("n_heads")
+    v_kv_lora_rank = env.get("kv_lora_rank")
+    v_qk_rope_dim = env.get("qk_rope_dim")
+    if v_n_layers is None or v_n_heads is None or v_kv_lora_rank is None or v_qk_rope_dim is None:
+        return None
+    try:
+        return 2 * v_n_layers * v_n_heads * (2 * v_kv_lora_rank + v_qk_rope_dim)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -581,14 +606,15 @@ def f_prefill_busy_time(env: Mapping[str, Any]) -> Any:
 
 def f_prefill_compute_time(env: Mapping[str, Any]) -> Any:
     v_active_params = env.get("active_params")
+    v_attn_flops_per_context_token = env.get("attn_flops_per_context_token")
     v_prompt_tokens = env.get("prompt_tokens")
     v_tp = env.get("tp")
     v_gpu_tflops = env.get("gpu_tflops")
     v_compute_efficiency = env.get("compute_efficiency")
-    if v_active_params is None or v_prompt_tokens is None or v_tp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+    if v_active_params is None or v_attn_flops_per_context_token is None or v_prompt_tokens is None or v_tp is None or v_gpu_tflops is None or v_compute_efficiency is None:
         return None
     try:
-        return 2 * v_active_params * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+        return (2 * v_active_params + v_attn_flops_per_context_token * v_prompt_tokens / 2) * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -802,15 +828,17 @@ def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
 
 def f_stage_compute_time(env: Mapping[str, Any]) -> Any:
     v_active_params = env.get("active_params")
+    v_attn_flops_per_context_token = env.get("attn_flops_per_context_token")
+    v_kv_context_tokens = env.get("kv_context_tokens")
     v_micro_batch = env.get("micro_batch")
     v_tp = env.get("tp")
     v_pp = env.get("pp")
     v_gpu_tflops = env.get("gpu_tflops")
     v_compute_efficiency = env.get("compute_efficiency")
-    if v_active_params is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+    if v_active_params is None or v_attn_flops_per_context_token is None or v_kv_context_tokens is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
         return None
     try:
-        return 2 * v_active_params * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+        return (2 * v_active_params + v_attn_flops_per_context_token * v_kv_context_tokens) * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1066,6 +1094,8 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "allreduce-bytes": f_allreduce_bytes,
     "allreduce-count": f_allreduce_count,
     "allreduce-mib": f_allreduce_mib,
+    "attention-flops-gqa": f_attention_flops_gqa,
+    "attention-flops-mla": f_attention_flops_mla,
     "bubble-gpipe": f_bubble_gpipe,
     "bubble-megatron": f_bubble_megatron,
     "cache-per-gpu": f_cache_per_gpu,
