@@ -69,3 +69,113 @@ def test_a_hostile_file_in_a_bundle_costs_only_itself(cli, case):
     assert str(case.get("says") or "").lower() in said
     if "kind" in case:
         assert case["kind"] in said
+
+
+def _audit_json(cli, *paths: Path) -> tuple[int, dict[str, Any], str]:
+    code, out, err = cli("audit", "--format", "json", *map(str, paths))
+    assert "Traceback" not in err
+    return code, (json.loads(out) if out.strip() else {}), err
+
+
+def test_a_fifo_in_the_bundle_is_named_and_never_read(cli, tmp_path):
+    import os
+
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "smi.txt").write_bytes(REAL.read_bytes())
+    os.mkfifo(bundle / "nvidia-smi-topo.txt")  # nobody writes to it: reading it would hang
+    start = time.monotonic()
+    code, report, _err = _audit_json(cli, bundle)
+    assert time.monotonic() - start < LIMIT_S and code in (0, 1)
+    assert any("nvidia-smi-topo.txt: a FIFO (named pipe), not a regular file" in p for p in report["problems"])
+    code, _out, err = cli("audit", str(bundle / "nvidia-smi-topo.txt"))
+    assert code == 2 and "FIFO" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "/dev/urandom", "/proc/self/environ", "/proc/cpuinfo"])
+def test_devices_and_proc_files_are_refused_before_reading(cli, special):
+    if not Path(special).exists():
+        pytest.skip(f"{special} not on this system")
+    start = time.monotonic()
+    code, _out, err = cli("audit", special)
+    assert time.monotonic() - start < LIMIT_S
+    assert code == 2 and err.count("\n") == 1
+    assert "not a regular file" in err or "kernel pseudo-file" in err
+
+
+def test_an_unreadable_file_and_folder_are_problems_in_every_format(cli, tmp_path, monkeypatch):
+    import os
+
+    bundle = tmp_path / "bundle"
+    (bundle / "locked").mkdir(parents=True)
+    (bundle / "smi.txt").write_bytes(REAL.read_bytes())
+    (bundle / "dmesg.txt").write_text("[ 0.1] AMD-Vi: Found IOMMU at 0000:00:00.2\n")
+    (bundle / "locked" / "topo.txt").write_text("never listed\n")
+    real_open, real_scandir = os.open, os.scandir
+
+    def refuse_open(path, *args, **kwargs):  # tests run as root too, where chmod 000 does not lock
+        if str(path).endswith("dmesg.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    def refuse_listing(path=".", *args, **kwargs):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse_open)
+    monkeypatch.setattr(os, "scandir", refuse_listing)
+    code, report, _err = _audit_json(cli, bundle)
+    assert code in (0, 1)
+    problems = " | ".join(report["problems"])
+    assert "dmesg.txt: cannot read: Permission denied" in problems
+    assert "locked: folder cannot be read: Permission denied" in problems
+    _code, text, _err = cli("audit", str(bundle))
+    assert "dmesg.txt: cannot read: Permission denied" in text
+    _code, sarif, _err = cli("audit", "--format", "sarif", str(bundle))
+    notes = [n["message"]["text"] for n in json.loads(sarif)["runs"][0]["invocations"][0]["toolExecutionNotifications"]]
+    assert any("locked: folder cannot be read" in n for n in notes)
+
+
+def test_a_dangling_link_and_a_link_loop_are_named(cli, tmp_path):
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "smi.txt").write_bytes(REAL.read_bytes())
+    (bundle / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    (bundle / "loop").symlink_to(bundle)  # a folder link is not followed: no endless walk
+    code, report, _err = _audit_json(cli, bundle)
+    assert code in (0, 1)
+    assert any("gone.txt: cannot read" in p for p in report["problems"])
+
+
+def test_a_folder_whose_files_change_while_it_is_read_is_audited(engine, tmp_path):
+    import threading
+
+    from advisor.audit import audit
+
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "smi.txt").write_bytes(REAL.read_bytes())
+    stop = threading.Event()
+
+    def churn() -> None:  # a collector still writing: files appear, grow, shrink and vanish
+        n = 0
+        while not stop.is_set():
+            n += 1
+            f = bundle / f"log-{n % 7}.txt"
+            try:
+                f.write_text("NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n" * (n % 50))
+                if n % 3 == 0:
+                    f.unlink()
+            except OSError:
+                pass
+
+    worker = threading.Thread(target=churn)
+    worker.start()
+    try:
+        for _ in range(10):
+            result = audit(engine, [bundle])
+            assert any(i.path.endswith("smi.txt") and i.kinds for i in result.inputs)
+    finally:
+        stop.set()
+        worker.join()
