@@ -179,3 +179,31 @@ def test_a_folder_whose_files_change_while_it_is_read_is_audited(engine, tmp_pat
     finally:
         stop.set()
         worker.join()
+
+
+def _hostile_bundle(folder: Path) -> Path:
+    """A real capture next to an asymmetric topology, a manifest that is a list and a saved SARIF report."""
+    folder.mkdir(parents=True)
+    (folder / "smi.txt").write_bytes(REAL.read_bytes())
+    for name in ("topo-asymmetric-link-counts.txt", "manifest-a-list.json", "report.sarif"):
+        (folder / name).write_bytes((HOSTILE / name).read_bytes())
+    return folder
+
+
+def test_the_chat_audits_a_hostile_bundle(engine, tmp_path):
+    from advisor.chat.dialogue import ChatSession
+
+    folder = _hostile_bundle(tmp_path / "bundle")
+    reply = ChatSession(engine).respond(f"/audit {folder}")
+    assert "Traceback" not in reply.text and "⚠" not in reply.text.split("\n", 1)[0]
+    assert "manifest-a-list.json" in reply.text
+
+
+def test_a_fleet_audit_with_hostile_bundles_audits_every_bundle(cli, tmp_path):
+    first = _hostile_bundle(tmp_path / "host-a")
+    second = _hostile_bundle(tmp_path / "host-b")
+    (second / "dmesg.txt").write_text("[ 0.1] AMD-Vi: Found IOMMU at 0000:00:00.2 cap 0x40\n")
+    code, out, err = cli("audit", "--fleet", "--format", "json", str(first), str(second))
+    assert code in (0, 1) and "Traceback" not in err
+    items = json.loads(out)["bundles"]
+    assert len(items) == 2 and all(i.get("error") is None for i in items)
