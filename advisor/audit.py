@@ -285,7 +285,8 @@ def audit(
     hw = raw["hardware"]
     layout = _layout(dep)
     groups = _group_facts(f, dep, layout, hw)
-    problems = [
+    problems = [f"{i.path}: {problem}" for i in inputs for problem in i.problems]
+    problems += [
         f"the bundle was collected with {p.data.get('summary')}"
         for p in _all(parsed, "collect-manifest")
         if p.data.get("nvidia_gpus") is False
@@ -423,7 +424,11 @@ def _suppress(
 ) -> list[Finding]:
     accepted: dict[str, dict[str, Any]] = {}
     for p in _all(parsed, "deployment"):
-        for item in p.data.get("accept") or []:
+        items = p.data.get("accept") or []
+        if not isinstance(items, list):
+            next(i for i in inputs if i.path == p.file).notes.append("accept: not a list of findings; ignored")
+            items = []
+        for item in items:
             if not isinstance(item, Mapping) or not item.get("rule"):
                 continue
             note = next(i for i in inputs if i.path == p.file)

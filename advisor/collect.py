@@ -4,15 +4,24 @@ Runs each command that exists, with a time limit, and writes its output to a fil
 every command that is missing, failed or timed out, and why, in DIR/manifest.json. Needs no root to
 succeed partially (lspci without root hides ACS lines; dmesg may be restricted), writes nothing
 outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so.
+
+Bounded: each command runs at most TIMEOUT_S, all of them together at most DEADLINE_S, and gives at
+most OUTPUT_CAP bytes; each runs in its own process group, which is killed when it ends, so a hung
+tool leaves no child behind. DIR is checked before anything runs (under /proc, under a file, a name
+over 255 bytes, read-only, not empty) and every write is guarded (a full disk): one line, exit 2.
+"NVIDIA GPUs found" only when `nvidia-smi topo -m` gave a GPU matrix, never for any output at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import re
+import selectors
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import asdict, dataclass
@@ -20,9 +29,15 @@ from pathlib import Path
 
 from advisor import __version__
 from advisor.errors import InputError
+from advisor.files import pseudo_file
+from advisor.inputs.evidence import clean
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
+from advisor.inputs.evidence.topo import looks_like_topo
 
-TIMEOUT_S = 30
+TIMEOUT_S = 30  # one command
+DEADLINE_S = 90  # all commands together: seven hung tools once took 210 s
+OUTPUT_CAP = 8 * 1024 * 1024  # per command: the audit reads no more of a file (evidence.MAX_TEXT)
+NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
 KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z_]+|VLLM_[A-Z_]+)=")
 DMESG_KEEP = re.compile(r"(DMAR|IOMMU|iommu|AMD-Vi|Hypervisor detected|NVRM|nvidia|Xid)")
@@ -56,25 +71,90 @@ class Step:
     seconds: float = 0.0
 
 
-def _run(argv: list[str]) -> tuple[str, Step]:
+@dataclass
+class Limits:
+    """How long each command and all of them together may run, and how much output one may give."""
+
+    timeout_s: float = TIMEOUT_S
+    deadline_s: float = DEADLINE_S
+    cap: int = OUTPUT_CAP
+    started: float = 0.0
+
+    def left(self) -> float:
+        """Seconds the next command may run: its own limit, or what is left of the overall one."""
+        return min(self.timeout_s, self.started + self.deadline_s - time.monotonic())
+
+
+def _drain(proc: subprocess.Popen[bytes], seconds: float, cap: int) -> tuple[bytes, bytes, str]:
+    """A command's stdout (at most `cap` bytes) and stderr, and why it was stopped ('' if it ended)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = bytearray(), bytearray()
+    end = time.monotonic() + seconds
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
+        sel.register(proc.stderr, selectors.EVENT_READ, err)
+        while sel.get_map():
+            left = end - time.monotonic()
+            if left <= 0:
+                return bytes(out), bytes(err), "timeout"
+            for key, _ in sel.select(min(left, 1.0)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf = key.data
+                buf += chunk[: max(0, cap - len(buf))] if buf is out else chunk[:4096]
+                if buf is out and len(out) >= cap:
+                    return bytes(out), bytes(err), "cap"
+    return bytes(out), bytes(err), ""
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """End the command and every process it started (its own process group): none is left behind."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
+    limits = limits or Limits(started=time.monotonic())
     command = " ".join(argv)
     exe = shutil.which(argv[0])
     if exe is None:
         return "", Step("", command, "missing", f"{argv[0]} not found on PATH")
+    seconds = limits.left()
+    if seconds <= 0:
+        return "", Step("", command, "timeout", f"not run: the {limits.deadline_s:g} s for all commands were spent")
     start = time.monotonic()
     try:
-        done = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace")
-    except subprocess.TimeoutExpired:
-        return "", Step("", command, "timeout", f"no answer within {TIMEOUT_S} s", time.monotonic() - start)
+        proc = subprocess.Popen(
+            [exe, *argv[1:]],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, so that a hung tool's children are ended with it
+        )
     except OSError as exc:
         return "", Step("", command, "failed", str(exc), time.monotonic() - start)
+    try:
+        raw, raw_err, stopped = _drain(proc, seconds, limits.cap)
+    finally:
+        _stop(proc)
     took = round(time.monotonic() - start, 3)
-    if done.returncode != 0:
-        first = (done.stderr or done.stdout).strip().splitlines()[:1]
-        return done.stdout, Step("", command, "failed", f"exit {done.returncode}: {first[0] if first else ''}", took)
-    if not done.stdout.strip():
+    stdout = raw.decode("utf-8", errors="replace")
+    if stopped == "timeout":
+        return "", Step("", command, "timeout", f"no answer within {seconds:.0f} s; stopped", took)
+    detail = f"output cut at {limits.cap // (1024 * 1024)} MiB; the command was stopped" if stopped == "cap" else ""
+    if proc.returncode not in (0, None) and not stopped:
+        first = (raw_err or raw).decode("utf-8", errors="replace").strip().splitlines()[:1]
+        return stdout, Step("", command, "failed", f"exit {proc.returncode}: {first[0][:300] if first else ''}", took)
+    if not stdout.strip():
         return "", Step("", command, "empty", "no output", took)
-    return done.stdout, Step("", command, "ok", "", took)
+    return stdout, Step("", command, "ok", detail, took)
 
 
 def _engines() -> tuple[str, list[str]]:
@@ -102,21 +182,72 @@ def _engines() -> tuple[str, list[str]]:
     return "\n".join(lines) + ("\n" if lines else ""), notes
 
 
-def collect(out: Path) -> dict[str, object]:
-    """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest."""
+def check_output(out: Path) -> None:
+    """Refuse, with one line, an output folder that cannot be made or written: under /proc, /sys or
+    /dev, under a file, with a name too long, in a read-only place, or a non-empty folder."""
+    where = str(out)
+    if pseudo_file(out):
+        raise InputError("a kernel pseudo-file system (/proc, /sys, /dev) cannot hold a bundle", where=where)
+    long = next((part for part in out.parts if len(os.fsencode(part)) > NAME_MAX), None)
+    if long is not None:
+        raise InputError(f"a name in the path is longer than {NAME_MAX} bytes ({len(os.fsencode(long))})", where=where)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise InputError("the output folder exists and is not empty; choose a new one", where=str(out))
-    out.mkdir(parents=True, exist_ok=True)
+        what = "is a file, not a folder" if not out.is_dir() else "exists and is not empty"
+        raise InputError(f"the output folder {what}; choose a new one", where=where)
+    above = next((p for p in out.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise InputError(f"{above} is a file: no folder can be made under it", where=where)
+
+
+def _made(out: Path) -> None:
+    """The output folder, made; one line for what the system refused (read-only, no space, ...)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".advisor-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write the bundle here: {exc.strerror or exc}", where=str(out)) from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Write one file of the bundle; a full disk or a vanished folder is one line, not a traceback."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path.name}: {exc.strerror or exc}", where=str(path.parent)) from None
+
+
+def gpus_found(step: Step, text: str) -> bool:
+    """Whether `nvidia-smi topo -m` answered with a GPU matrix (random bytes or an error page do not count)."""
+    return step.status == "ok" and looks_like_topo(clean(text))
+
+
+def collect(
+    out: Path, limits: Limits | None = None, commands: tuple[tuple[str, list[str]], ...] = COMMANDS
+) -> dict[str, object]:
+    """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest;
+    InputError with one line when `out` cannot be made or written. Every command runs under its own
+    limit and all of them under one deadline (`limits`)."""
+    check_output(out)
+    _made(out)
+    limits = limits or Limits()
+    limits.started = time.monotonic()
     steps: list[Step] = []
 
     def save(name: str, text: str, step: Step) -> None:
         step.output = name if text else ""
         if text:
-            (out / name).write_text(text, encoding="utf-8")
+            _write(out / name, text)
         steps.append(step)
 
-    for name, argv in COMMANDS:
-        text, step = _run(argv)
+    found = False
+    for name, argv in commands:
+        text, step = _run(argv, limits)
+        if argv[:3] == ["nvidia-smi", "topo", "-m"]:
+            found = gpus_found(step, text)
+            if step.status == "ok" and not found:
+                step.status, step.detail = "failed", "the output is not a GPU matrix (topo -m)"
         if name == "dmesg.txt" and text:
             text = "".join(line + "\n" for line in text.splitlines() if DMESG_KEEP.search(line))
             step.detail = "kept only IOMMU, hypervisor and NVIDIA lines"
@@ -139,15 +270,14 @@ def collect(out: Path) -> dict[str, object]:
             "; ".join(notes) or ("" if engines else "no engine running"),
         ),
     )
-    smi = next(s for s in steps if s.command.startswith("nvidia-smi topo -m"))
-    gpus_found = smi.status == "ok"
+    smi = next((s for s in steps if s.command.startswith("nvidia-smi topo -m")), Step("", "nvidia-smi", "missing"))
     manifest: dict[str, object] = {
         "schema": SCHEMA,
         "advisor_version": __version__,
         "collected_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "nvidia_gpus": gpus_found,
-        "summary": "NVIDIA GPUs found" if gpus_found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
+        "nvidia_gpus": found,
+        "summary": "NVIDIA GPUs found" if found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
         "steps": [asdict(s) for s in steps],
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    _write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -21,6 +21,7 @@ TOP_LEVEL = {
     "i18n": "ground",
     "redact": "ground",
     "diskcache": "ground",
+    "files": "ground",
     "audit": "services",
     "size": "services",
     "collect": "services",

@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# CSI sequences (colours, cursor moves), OSC sequences (titles, links) and the two-byte escapes, as
+# terminals and `script` captures write them; each alternative is bounded, so cleaning is linear
+ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b\n]{0,2048}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 MAX_TEXT = 8 * 1024 * 1024
 
 
@@ -40,18 +42,34 @@ class Parsed:
 
     def at(self, key: str, lineno: int, text: str) -> None:
         """Remember where `key` was read."""
-        self.evidence.setdefault(key, Evidence(self.file, lineno, text.strip()[:300]))
+        if key not in self.evidence:
+            self.evidence[key] = Evidence(self.file, lineno, text.strip()[:300])
+
+
+def gap(start: str, limit: int = 200) -> str:
+    """A regex gap of at most `limit` characters on one line that never runs over another `start`.
+
+    `start GAP end` searched in a line of many starts would scan from each start to the end of the
+    line (quadratic: 1 MB of "NCCL INFO Channel" took minutes); with the gap stopping at the next
+    start, each character is scanned from one start at most, so the search is linear by construction."""
+    return f"(?:(?!{re.escape(start)})[^\\n]){{0,{limit}}}?"
 
 
 def clean(text: str) -> str:
     """Text as parsers want it: no ANSI colours, no carriage returns, no NUL bytes."""
-    return ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\x00", "") if "\x00" in text else text
 
 
 @dataclass
 class InputFile:
-    """One file given to the audit: what it was recognised as, and what could not be read."""
+    """One file given to the audit: what it was recognised as, notes on reading it, and the problems
+    that cost evidence (not read at all, read only in part, a reader that failed on it)."""
 
     path: str
     kinds: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence import Parsed, clean, gap
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 ACS_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl")
@@ -121,7 +121,10 @@ def parse_dmesg(text: str, file: str) -> Parsed:
             )
             out.at("iommu", no, line)
         elif re.search(
-            r"DMAR: IOMMU enabled|AMD-Vi: .*(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled", line
+            r"DMAR: IOMMU enabled|AMD-Vi: "
+            + gap("AMD-Vi:")
+            + r"(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled",
+            line,
         ):
             data.setdefault("iommu_enabled", True)
             out.at("iommu_enabled", no, line)

@@ -77,6 +77,9 @@ def _tokens(command: str) -> list[str]:
         return command.split()
 
 
+MAX_PARALLEL = 65536  # no launch spans more GPUs; a larger or non-numeric size is a garbled line
+
+
 def read_flags(tokens: list[str]) -> dict[str, Any]:
     """The parallel layout and the other flags that matter from an engine's argument list."""
     found: dict[str, Any] = {}
@@ -212,6 +215,14 @@ def parse_launch(text: str, file: str) -> Parsed:
             f"the other{'s' if len(launches) > 2 else ''} (line{'s' if len(launches) > 2 else ''} {lines}) "
             "are not evaluated: audit each on its own"
         )
+    for i, launch in enumerate(launches):
+        for key in ("tp", "pp", "dp", "ep"):
+            size = launch.get(key)
+            if size is not None and not (isinstance(size, int) and 1 <= size <= MAX_PARALLEL):
+                out.notes.append(
+                    f"launch {i + 1}: {key} {str(size)[:40]!r} is not a size from 1 to {MAX_PARALLEL}; ignored"
+                )
+                del launch[key]
     if not launches:
         out.notes.append("mentions an engine but no launch command could be read")
     out.data = {"launches": launches}

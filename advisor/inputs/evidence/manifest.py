@@ -24,13 +24,23 @@ def parse_manifest(text: str, file: str) -> Parsed:
     except json.JSONDecodeError as exc:
         out.notes.append(f"unreadable manifest: {exc}")
         return out
-    for step in data.get("steps", []):
-        if step.get("status") not in ("ok",):
+    if not isinstance(data, dict):
+        out.notes.append(f"not a manifest: a JSON {type(data).__name__}, not an object")
+        return out
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        out.notes.append("steps: not a list; ignored")
+        steps = []
+    for step in steps:
+        if not isinstance(step, dict):
+            out.notes.append(f"steps: an entry is a {type(step).__name__}, not an object; ignored")
+        elif step.get("status") != "ok":
             out.notes.append(f"{step.get('command')}: {step.get('status')} ({step.get('detail')})")
+    gpus = data.get("nvidia_gpus")
     out.data = {
-        "nvidia_gpus": data.get("nvidia_gpus"),
-        "summary": data.get("summary"),
-        "steps": len(data.get("steps", [])),
+        "nvidia_gpus": gpus if isinstance(gpus, bool) else None,
+        "summary": str(data.get("summary"))[:300],
+        "steps": len(steps),
     }
     return out
 

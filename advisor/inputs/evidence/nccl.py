@@ -6,33 +6,53 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from advisor.inputs.evidence import Evidence, Parsed, clean
+from advisor.inputs.evidence import Evidence, Parsed, clean, gap
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 OLD_ROW = re.compile(
     r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
 )
+# A channel line is "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read": the gap to "via" is short,
+# and bounded so that no line of many channel starts is scanned from each of them (see `gap`).
+CHANNEL = r"NCCL INFO Channel \d{1,6}" + gap("NCCL INFO")
 LOG_PATTERNS: dict[str, re.Pattern[str]] = {
-    "nccl_p2p": re.compile(r"NCCL INFO Channel \d+.* via P2P/"),
-    "nccl_shm": re.compile(r"NCCL INFO Channel \d+.* via SHM"),
-    "nccl_net": re.compile(r"NCCL INFO Channel \d+.* via NET/"),
-    "nccl_p2p_disabled": re.compile(r"P2P is disabled|NCCL_P2P_DISABLE set|P2P (is )?not supported", re.I),
+    "nccl_p2p": re.compile(CHANNEL + r" via P2P/"),
+    "nccl_shm": re.compile(CHANNEL + r" via SHM"),
+    "nccl_net": re.compile(CHANNEL + r" via NET/"),
+    "nccl_p2p_disabled": re.compile(r"p2p is disabled|nccl_p2p_disable set|p2p (is )?not supported"),
     "nccl_warn": re.compile(r"NCCL WARN"),
     "nccl_p2p_level": re.compile(r"NCCL_P2P_LEVEL set by environment to (\w+)"),
     "nccl_timeout": re.compile(
-        r"Watchdog caught collective operation timeout|NCCL (communicator|operation).*timed? ?out"
-        r"|collective operation timeout",
-        re.I,
+        r"watchdog caught collective operation timeout|nccl (communicator|operation)" + gap("nccl ") + r"timed? ?out"
+        r"|collective operation timeout"
     ),
-    "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices", re.I),
-    "custom_allreduce_disabled": re.compile(r"Custom ?all ?reduce(V2)? is disabled", re.I),
+    "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices"),
+    "custom_allreduce_disabled": re.compile(r"custom ?all ?reduce(v2)? is disabled"),
     "oom": re.compile(
-        r"CUDA out of memory|OutOfMemoryError|No available memory for the cache blocks|out of memory"
-        r"|Available KV cache memory: -",
-        re.I,
+        r"cuda out of memory|outofmemoryerror|no available memory for the cache blocks|out of memory"
+        r"|available kv cache memory: -"
     ),
 }
+# the patterns written in lower case match the lower-cased text: a case-insensitive regex cannot skip
+# ahead to its first letter and costs several times more on a long file
+ANY_CASE = frozenset(key for key, p in LOG_PATTERNS.items() if p.pattern == p.pattern.lower())
+
+
+def _matching_lines(pattern: re.Pattern[str], text: str) -> Iterator[int]:
+    """The 1-based numbers of the lines where `pattern` matches: one search per matching line at most,
+    each resumed after the line it matched on, so a line of a million matches costs one search."""
+    at, line, pos = 0, 1, 0
+    while True:
+        m = pattern.search(text, pos)
+        if m is None:
+            return
+        line += text.count("\n", at, m.start())
+        yield line
+        end = text.find("\n", m.end())
+        if end < 0:
+            return
+        at, pos, line = end + 1, end + 1, line + 1
 
 
 # NCCL_P2P_LEVEL (NCCL's env docs): the farthest path on which NCCL still uses P2P, as the rank of the
@@ -74,9 +94,6 @@ def looks_like_p2p_test(text: str) -> bool:
     )
 
 
-ANY_EVENT = re.compile("|".join(f"(?:{p.pattern})" for p in LOG_PATTERNS.values()), re.I)
-
-
 def looks_like_log(text: str) -> bool:
     """An engine or NCCL log with one of the lines the audit knows."""
     lowered = text.lower()
@@ -85,7 +102,7 @@ def looks_like_log(text: str) -> bool:
         for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")
     ):
         return False
-    return bool(ANY_EVENT.search(text))
+    return any(p.search(lowered if key in ANY_CASE else text) for key, p in LOG_PATTERNS.items())
 
 
 def parse_allreduce(text: str, file: str) -> Parsed:
@@ -97,7 +114,9 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     peak_at: tuple[int, str] | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
         m = re.search(
-            r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$", line
+            r"Rank\s{1,16}(\d{1,7})\s{1,16}(?:Group\s{1,16}\d{1,7}\s{1,16})?Pid\s{1,16}\d{1,10}\s{1,16}on\s{1,16}(\S{1,253})"
+            r"\s{1,16}device\s{1,16}(\d{1,7})\s{1,16}\[([^\]\n]{0,64})\]\s{1,16}([^\n]{0,200})",
+            line,
         )
         if m:
             ranks.append(
@@ -240,16 +259,16 @@ def parse_p2p_test(text: str, file: str) -> Parsed:
 
 
 def parse_log(text: str, file: str) -> Parsed:
-    """Which known events the log shows, each with its first line."""
+    """Which known events the log shows (how many lines each), each with its first line."""
     out = Parsed("engine-log", file)
+    text = clean(text)
+    lowered = text.lower()  # the same lines: lower() never adds or removes a line end
+    lines = text.split("\n")
     seen: dict[str, int] = {}
-    for no, line in enumerate(clean(text).split("\n"), 1):
-        if not ANY_EVENT.search(line):
-            continue
-        for key, pattern in LOG_PATTERNS.items():
-            if pattern.search(line):
-                seen[key] = seen.get(key, 0) + 1
-                out.at(key, no, line)
+    for key, pattern in LOG_PATTERNS.items():
+        for no in _matching_lines(pattern, lowered if key in ANY_CASE else text):
+            seen[key] = seen.get(key, 0) + 1
+            out.at(key, no, lines[no - 1])
     out.data = {"events": seen}
     return out
 

@@ -8,13 +8,18 @@ earlier one wins (the plan first), after which come the contributions a reader m
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from advisor.files import FileProblem, decode, not_regular, read_limited
 from advisor.inputs.evidence import (
     MAX_TEXT,
     InputFile,
     Parsed,
+    clean,
     deployment,
     kernel,
     launch,
@@ -46,73 +51,129 @@ READERS: tuple[Reader, ...] = (
 
 
 def read_text(path: Path, note: list[str]) -> str | None:
-    """A file's text, or None with a note when it is empty, binary or too large."""
+    """A file's text, or None with a note when it is empty, binary, not a regular file or unreadable;
+    at most MAX_TEXT bytes are read (advisor.files), with ANSI colours, CR line ends and NULs cleaned."""
     try:
-        size = path.stat().st_size
-        if size == 0:
-            note.append("empty file")
-            return None
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_TEXT + 1)
-    except OSError as exc:
-        note.append(f"cannot read: {exc.strerror or exc}")
+        got = read_limited(path, MAX_TEXT)
+    except FileProblem as exc:
+        note.append(str(exc))
         return None
-    if len(raw) > MAX_TEXT:
-        note.append(
-            f"larger than {MAX_TEXT // (1024 * 1024)} MiB: only the first {MAX_TEXT // (1024 * 1024)} MiB were read"
-        )
-        raw = raw[:MAX_TEXT]
-    head = raw[:8192]
-    if b"\x00" in head:
-        note.append("binary data, not a text output; skipped")
+    note += got.notes
+    if not got.data:
+        note.append("empty file")
         return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        if text.count("\ufffd") > len(text) // 10:
-            note.append("not a text file (undecodable bytes); skipped")
-            return None
-        note.append("not valid UTF-8; read with replacement characters")
-        return text
+    text, notes = decode(got.data)
+    note += notes
+    return None if text is None else clean(text)
+
+
+def advisor_output(text: str) -> str | None:
+    """Why a file is a report (this advisor's or another tool's SARIF), not evidence; None for evidence.
+    A report saved into a bundle quotes the findings it judged, so reading it back would judge them twice."""
+    head = text[:4096]
+    if re.search(r'"\$schema"\s*:\s*"[^"\n]{0,300}sarif', head, re.I) or (
+        re.search(r'"version"\s*:\s*"2\.1\.0"', head) and re.search(r'"runs"\s*:', head)
+    ):
+        return "a SARIF report, not host evidence; skipped"
+    found = re.search(r'"schema"\s*:\s*"(advisor\.[a-z-]{1,40}/\d{1,4})"', head)
+    if found and found.group(1) != f"{manifest.SCHEMA}":
+        return f"an advisor report ({found.group(1)}), not host evidence; skipped"
+    first = next((line for line in head.split("\n") if line.strip()), "")
+    if re.match(r"^(?:# )?Audit: [^\n×]{1,80} × [^\n]{1,200}$", first):
+        return "an advisor audit report, not host evidence; skipped"
+    return None
+
+
+@dataclass
+class Entry:
+    """A file the walk found, or a file or folder it could not use (with the reason)."""
+
+    path: Path
+    problem: str | None = None
+
+
+def walk(paths: Iterable[Path]) -> list[Entry]:
+    """Files named, and the regular files inside folders named, in a stable order; a folder that cannot
+    be listed, and anything that is not a regular file, becomes an entry with its problem (never skipped)."""
+    entries: list[Entry] = []
+    for p in paths:
+        if not p.is_dir():
+            entries.append(Entry(p))
+            continue
+        found: list[Entry] = []
+
+        def unreadable(exc: OSError, found: list[Entry] = found, top: Path = p) -> None:
+            where = Path(exc.filename) if exc.filename else top
+            found.append(Entry(where, f"folder cannot be read: {exc.strerror or exc}"))
+
+        for root, dirs, names in os.walk(p, onerror=unreadable):  # symlinked folders are not followed: no loops
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES)
+            for name in names:
+                f = Path(root) / name
+                try:
+                    kind = not_regular(f.stat().st_mode)
+                except OSError as exc:  # removed while listed, or a dangling link
+                    found.append(Entry(f, f"cannot read: {exc.strerror or exc}"))
+                    continue
+                found.append(Entry(f, f"{kind}, not a regular file; not read" if kind else None))
+        entries += sorted(found, key=lambda e: str(e.path))
+    return entries
 
 
 def collect_files(paths: Iterable[Path]) -> list[Path]:
-    """Files named, and the files inside folders named, in a stable order."""
-    files: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            files += sorted(f for f in p.rglob("*") if f.is_file() and not any(part in SKIP_NAMES for part in f.parts))
-        else:
-            files.append(p)
-    return files
+    """Files named, and the regular files inside folders named, in a stable order."""
+    return [e.path for e in walk(paths) if e.problem is None]
 
 
 def parse_files(paths: Iterable[Path], readers: Sequence[Reader] = READERS) -> tuple[list[InputFile], list[Parsed]]:
-    """Recognise and parse every file with `readers`; a file no reader knows gets a note, never an error."""
+    """Recognise and parse every file with `readers`; a file no reader knows gets a note, never an error,
+    and a file or folder that could not be read is named in its `problems`."""
     inputs: list[InputFile] = []
     parsed: list[Parsed] = []
-    for path in collect_files(paths):
+    for entry in walk(paths):
+        path = entry.path
         item = InputFile(str(path))
         inputs.append(item)
-        if not path.exists():
-            item.notes.append("no such file")
+        if entry.problem:
+            item.notes.append(entry.problem)
+            item.problems.append(entry.problem)
             continue
-        text = read_text(path, item.notes)
+        if not path.exists() and not path.is_symlink():
+            item.notes.append("no such file")
+            item.problems.append("no such file")
+            continue
+        lost: list[str] = []
+        text = read_text(path, lost)
+        item.notes += lost
+        item.problems += [n for n in lost if not n.startswith(("empty", "read as", "changed", "not valid"))]
         if text is None:
             continue
+        skip = advisor_output(text)
+        if skip:
+            item.notes.append(skip)
+            continue
+        unread: list[str] = []  # readers that knew the file's kind but read nothing from it
         for reader in readers:
             try:
                 if not reader.recognise(text):
                     continue
                 result = reader.parse(text, str(path))
-            except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
-                item.notes.append(f"{reader.kind}: could not be read ({type(exc).__name__}: {exc})")
+                if result.data:
+                    list(reader.facts(result))  # what the audit will take: a reader that fails here fails now
+            # a reader that fails on a hostile file costs that file, never the audit (see the module doc)
+            except Exception as exc:
+                problem = f"{reader.kind}: could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+                item.notes.append(problem)
+                item.problems.append(problem)
                 continue
             item.notes += [f"{reader.kind}: {n}" for n in result.notes]
             if result.data:
                 item.kinds.append(reader.kind)
                 parsed.append(result)
+            else:
+                unread.append(f"{reader.kind}: " + ("; ".join(result.notes[:3]) or "nothing could be read"))
+        if not item.kinds and unread and not item.problems:
+            item.problems.append("looks like " + " / ".join(unread))
         if not item.kinds and not any("skipped" in n or "empty" in n for n in item.notes):
             item.notes.append("not recognised as any known output")
     return inputs, parsed

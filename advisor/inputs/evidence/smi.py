@@ -92,6 +92,11 @@ def parse_query(text: str, file: str) -> Parsed:
     return out
 
 
+def _cell(rows: list[list[str]], j: int) -> str:
+    """Column j of the first row that has one (a header-less CSV's first row may be the short one)."""
+    return next((row[j] for row in rows if len(row) > j), "")
+
+
 def parse_csv(text: str, file: str) -> Parsed:
     """Rows of `--query-gpu`: index, name, memory and bus id where the query asked for them."""
     out = Parsed("nvidia-smi-csv", file)
@@ -109,8 +114,8 @@ def parse_csv(text: str, file: str) -> Parsed:
         width = max(len(r) for r in rows[1:])
         guess = ["index", "name"] + [
             "pci.bus_id"
-            if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", rows[1][j])
-            else ("memory.total" if "MiB" in rows[1][j] else f"column{j}")
+            if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", _cell(rows[1:], j))
+            else ("memory.total" if "MiB" in _cell(rows[1:], j) else f"column{j}")
             for j in range(2, width)
         ]
         rows[0] = guess
