@@ -289,7 +289,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
         from advisor.core.engine import Engine
 
         return plain(
-            Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact
+            Engine.load(),
+            args.lang,
+            Path(args.transcripts) if args.transcripts else None,
+            stdin=sys.stdin,  # the streams of now, not of import time (a redirected or captured run)
+            stdout=sys.stdout,
+            redact=not args.no_redact,
         )
     try:
         from advisor.tui.app import run
