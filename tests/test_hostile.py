@@ -12,6 +12,7 @@ The CLI runs in-process through `advisor.cli.main`, under an alarm so that a han
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import signal
@@ -129,3 +130,36 @@ def test_the_corpus_covers_every_input_kind_of_its_files():
     kinds = {c.values[0]["name"].split("-")[0] for c in CASES}
     assert {"deployment", "config", "flags", "scenario"} <= kinds
     assert len(CASES) >= 150
+
+
+def test_every_catalogue_model_sits_inside_the_config_json_limits(engine):
+    from advisor.inputs.modelconfig import LIMITS
+
+    checked = 0
+    for model in engine.kb.models.values():
+        for key, spec in LIMITS.items():
+            value = (model.config or {}).get(key)
+            if value is not None:
+                spec.check(value, key, model.id)
+                checked += 1
+    assert checked > 50
+
+
+def test_an_accepted_finding_with_a_timestamp_expiry_counts_its_day(cli, tmp_path):
+    plan = (
+        "model: Llama 3.3 70B Instruct\nprecision: fp8\nhardware: {gpu: L40S, gpus_per_node: 4}\n"
+        "deployment: {tp: 2, gpus: [0, 2]}\n"
+        "accept:\n  - {rule: tp-over-pcie, reason: rack rewired next quarter, expires: 2099-01-01 10:00:00}\n"
+    )
+    (tmp_path / "deployment.yaml").write_text(plan, encoding="utf-8")
+    code, out, err = cli("audit", str(tmp_path), "--format", "json", "--fail-on", "never")
+    assert code == 0, err
+    accepted = [f for f in json.loads(out)["findings"] if f["rule"] == "tp-over-pcie"]
+    assert accepted and accepted[0]["suppressed"] == {"reason": "rack rewired next quarter", "expires": "2099-01-01"}
+
+
+def test_json_output_is_json_even_for_an_unbounded_figure():
+    from advisor.render.jsonout import finite
+
+    doc = finite({"tokens_per_s": float("inf"), "items": [float("nan"), 1.5]})
+    assert json.loads(json.dumps(doc, allow_nan=False)) == {"tokens_per_s": None, "items": [None, 1.5]}

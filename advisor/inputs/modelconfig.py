@@ -158,7 +158,9 @@ def _pick(raw: Mapping[str, Any], key: str) -> Any:
 
 
 def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The catalogue's config block from a config.json mapping; InputError when a needed key is missing."""
+    """The catalogue's config block from a config.json mapping; InputError when a needed key is missing
+    or a key it reads is not of its shape (checked here too, so no caller can skip the check)."""
+    raw = checked(raw, where)
     if isinstance(raw.get("text_config"), Mapping):
         raw = {**raw, **raw["text_config"]}
     config = {key: _pick(raw, key) for key in ALIASES}
