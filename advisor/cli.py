@@ -499,9 +499,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv or bool(os.environ.get(DEBUG_ENV))
     try:
         args = p.parse_args(argv)
-    except UsageError as exc:
+    except UsageError as exc:  # argparse's way, kept: SystemExit(2), but after one line, not the usage text
         print(f"advisor: error: {exc.one_line()}", file=sys.stderr)
-        return int(exc.exit_code)
+        raise SystemExit(int(exc.exit_code)) from None
     args.argv = argv
     args.debug = args.debug or debug
     if not getattr(args, "func", None):

@@ -101,6 +101,8 @@ def run_case(group: dict[str, Any], value: str, folder: Path, monkeypatch: pytes
     signal.alarm(int(LIMIT_S * 4))
     try:
         code = main(args)
+    except SystemExit as exc:  # a usage error, as argparse ends one
+        code = int(exc.code or 0)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
