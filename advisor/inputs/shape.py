@@ -14,10 +14,8 @@ either way.
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.errors import InputError
@@ -43,9 +41,10 @@ def shown(value: Any) -> str:
         return "a mapping"
     if isinstance(value, (list, tuple)):
         return f"a list of {len(value)}"
-    if isinstance(value, dt.datetime):
+    kind = type(value).__name__  # datetime is imported only where a date is read (Day)
+    if kind == "datetime":
         return f"the timestamp {value.isoformat()}"
-    if isinstance(value, dt.date):
+    if kind == "date":
         return f"the date {value.isoformat()}"
     return f"a {type(value).__name__}"
 
@@ -66,14 +65,11 @@ class Spec:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
 class Int(Spec):
     """A whole number from `lo` to `hi`; `text=True` also reads '8', '1,024' (not '1.5', not 'abc')."""
 
-    lo: int
-    hi: int
-    text: bool = False
-    what: str = "an integer"
+    def __init__(self, lo: int, hi: int, text: bool = False, what: str = "an integer") -> None:
+        self.lo, self.hi, self.text, self.what = lo, hi, text, what
 
     def describe(self) -> str:
         """What the shape expects."""
@@ -93,14 +89,11 @@ class Int(Spec):
         return number
 
 
-@dataclass(frozen=True)
 class Real(Spec):
     """A finite number above `lo` (or from it, with `closed`) and at most `hi`."""
 
-    lo: float
-    hi: float
-    closed: bool = True
-    what: str = "a number"
+    def __init__(self, lo: float, hi: float, closed: bool = True, what: str = "a number") -> None:
+        self.lo, self.hi, self.closed, self.what = lo, hi, closed, what
 
     def describe(self) -> str:
         """What the shape expects."""
@@ -120,12 +113,11 @@ class Real(Spec):
         return number
 
 
-@dataclass(frozen=True)
 class Str(Spec):
     """A text of 1 to `longest` characters without control characters."""
 
-    longest: int = 256
-    what: str = "a text"
+    def __init__(self, longest: int = 256, what: str = "a text") -> None:
+        self.longest, self.what = longest, what
 
     def describe(self) -> str:
         """What the shape expects."""
@@ -140,7 +132,6 @@ class Str(Spec):
         return value
 
 
-@dataclass(frozen=True)
 class Flag(Spec):
     """true or false (JSON's and YAML's booleans only)."""
 
@@ -155,7 +146,6 @@ class Flag(Spec):
         return value
 
 
-@dataclass(frozen=True)
 class Day(Spec):
     """A calendar day: a YAML date, or an ISO date text (2026-12-31); a timestamp counts as its day."""
 
@@ -163,8 +153,10 @@ class Day(Spec):
         """What the shape expects."""
         return "a date like 2026-12-31"
 
-    def check(self, value: Any, path: str, where: str | None = None) -> dt.date:
-        """The day, or InputError."""
+    def check(self, value: Any, path: str, where: str | None = None) -> Any:
+        """The day (a datetime.date), or InputError."""
+        import datetime as dt
+
         if isinstance(value, dt.datetime):
             return value.date()
         if isinstance(value, dt.date):
@@ -177,12 +169,11 @@ class Day(Spec):
         raise _fail(path, self.describe(), value, where)
 
 
-@dataclass(frozen=True)
 class Either(Spec):
     """One of a few exact words, or a value of `other` (deployment.ep: 'all' or a number)."""
 
-    words: tuple[str, ...]
-    other: Spec
+    def __init__(self, words: tuple[str, ...], other: Spec) -> None:
+        self.words, self.other = words, other
 
     def describe(self) -> str:
         """What the shape expects."""
@@ -198,13 +189,11 @@ class Either(Spec):
             raise _fail(path, self.describe(), value, where) from None
 
 
-@dataclass(frozen=True)
 class Items(Spec):
     """A list of at most `longest` items of one shape; `unique` refuses repeats."""
 
-    item: Spec
-    longest: int = 1024
-    unique: bool = False
+    def __init__(self, item: Spec, longest: int = 1024, unique: bool = False) -> None:
+        self.item, self.longest, self.unique = item, longest, unique
 
     def describe(self) -> str:
         """What the shape expects."""
@@ -224,15 +213,14 @@ class Items(Spec):
         return out
 
 
-@dataclass(frozen=True)
 class Record(Spec):
     """A mapping with known keys, each of its own shape; an unknown key is refused with the closest
     known name unless `open` (then it is kept unchecked, for the caller to note)."""
 
-    fields: Mapping[str, Spec]
-    open: bool = False
-    what: str = "a mapping"
-    required: tuple[str, ...] = field(default=())
+    def __init__(
+        self, fields: Mapping[str, Spec], open: bool = False, what: str = "a mapping", required: tuple[str, ...] = ()
+    ) -> None:
+        self.fields, self.open, self.what, self.required = fields, open, what, required
 
     def describe(self) -> str:
         """What the shape expects."""
