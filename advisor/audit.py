@@ -70,6 +70,12 @@ def derive(
     return f, raw, {**dep, "topology": placed.get("topology") or {}}
 
 
+def _whole(value: Any) -> int | None:
+    """A plan's count as a number, or None where it is not one (deployment.yaml notes why; the
+    scenario check then says the deployment cannot be evaluated)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1 << 20 else None
+
+
 def _has(mapping: Mapping[str, Any], path: str) -> bool:
     """Whether a dotted place is already set."""
     node: Any = mapping
@@ -120,14 +126,14 @@ def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[s
     host's GPU count alone does not say it, since a launch may span nodes."""
     topology = dep.get("topology") or {}
     tp = layout.tp
-    per_node = int(hw.get("gpus_per_node") or 0)
+    per_node = _whole(hw.get("gpus_per_node")) or 0
     explicit = [int(g) for g in dep.get("gpus") or []]
     visible = explicit or list(range(per_node))
     f.put("deployed_gpus", layout.gpus, None)
     if explicit:
         f.put("visible_gpus", len(explicit), None)
-    elif per_node and hw.get("nodes"):
-        f.put("visible_gpus", per_node * int(hw["nodes"]), None)
+    elif per_node and _whole(hw.get("nodes")):
+        f.put("visible_gpus", per_node * (_whole(hw.get("nodes")) or 1), None)
     groups = [
         visible[i : i + tp] for i in range(0, min(len(visible), layout.gpus), tp) if len(visible[i : i + tp]) == tp
     ]
@@ -196,12 +202,14 @@ def _host_env(engine: Engine, hw: Mapping[str, Any], layout: Layout, gpus: Seque
         gpu = engine.kb.find_gpu(str(hw["gpu"]))
     except AdvisorError:
         return env
-    per_node = int(hw.get("gpus_per_node") or len(gpus))
+    per_node = _whole(hw.get("gpus_per_node")) or len(gpus)
     nvlink = str(hw.get("nvlink") or gpu.nvlink_fitted)  # a bridge only where topo -m showed one
-    env.update(link_speeds(engine.kb, gpu, nvlink, per_node or 1, hw.get("node_link_gbps")))
+    network = hw.get("node_link_gbps")
+    network = network if isinstance(network, float) else None  # as deployment.yaml's parser made it
+    env.update(link_speeds(engine.kb, gpu, nvlink, per_node or 1, network))
     env.update(gpu=gpu.id, nvlink=nvlink, gpu_pcie_p2p=gpu.pcie_p2p)
     if per_node:
-        env.update(gpus_per_node=per_node, total_gpus=per_node * int(hw.get("nodes") or 1))
+        env.update(gpus_per_node=per_node, total_gpus=per_node * (_whole(hw.get("nodes")) or 1))
         env.update(link_facts(layout, env))
     return env
 
@@ -250,7 +258,7 @@ def _nvlink_against_catalogue(engine: Engine, parsed: list[Parsed], f: Facts, hw
     if seen is None or any(p.kind == "deployment" and p.file == seen.file for p in parsed):
         check_nvlink(gpu, nvlink, "deployment: hardware.nvlink")
         return None
-    hw["nvlink"], note = observed_nvlink(gpu, nvlink, int(hw.get("gpus_per_node") or 1))
+    hw["nvlink"], note = observed_nvlink(gpu, nvlink, _whole(hw.get("gpus_per_node")) or 1)
     if "nvlink" in f.values:
         f.values["nvlink"] = hw["nvlink"]
     return note

@@ -15,6 +15,19 @@ from advisor import __version__
 from advisor.errors import AdvisorError, ExitCode, InputError
 
 FORMATS = ("text", "json", "md")
+DEBUG_ENV = "ADVISOR_DEBUG"  # set (to anything) to see the traceback of any error, as --debug does
+
+
+class UsageError(AdvisorError):
+    """A command line argparse cannot read (an unknown option, a missing value)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (and exit 2) instead of the usage text and a line."""
+
+    def error(self, message: str) -> Any:
+        """Raise UsageError; main prints it as one line."""
+        raise UsageError(message, hint=f"see `{self.prog} --help`")
 
 
 def _scenario_flags(p: argparse.ArgumentParser, sizing: bool = False) -> None:
@@ -70,7 +83,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
     scenario = build(raw, engine.kb, where=where, base_dir=base)
-    only = parse_layout(args.layout) if args.layout else None
+    only = _checked_layout(args.layout, parse_layout, scenario, engine.kb) if args.layout else None
     if only is not None and only.gpus > scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]:
         raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")
     rec = engine.evaluate(scenario, lang=args.lang, only=only)
@@ -78,6 +91,17 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if args.record:
         _record("recommend", engine, args, rec)
     return ExitCode.OK
+
+
+def _checked_layout(text: str, parse: Any, scenario: Any, kb: Any) -> Any:
+    """The layout of --layout, its numbers checked before and after reading, before the engine sees them."""
+    from advisor.inputs.limits import check_layout, check_layout_text
+
+    total = int(kb.settings.get("max_total_gpus", 65536))
+    check_layout_text(text, total, "--layout")
+    layout = parse(text)
+    check_layout(layout.replicas, layout.tp, layout.pp, layout.ep, scenario.model, total, where="--layout")
+    return layout
 
 
 def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> None:
@@ -212,7 +236,9 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
         )
     doc = t.document(t.find(folder, args.id))
     if args.action == "export" and args.format == "json":
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        from advisor.render.jsonout import finite
+
+        sys.stdout.write(json.dumps(finite(doc), indent=2, ensure_ascii=False, default=str) + "\n")
     else:
         sys.stdout.write(t.markdown(doc))
     return ExitCode.OK
@@ -263,7 +289,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
         from advisor.core.engine import Engine
 
         return plain(
-            Engine.load(), args.lang, Path(args.transcripts) if args.transcripts else None, redact=not args.no_redact
+            Engine.load(),
+            args.lang,
+            Path(args.transcripts) if args.transcripts else None,
+            stdin=sys.stdin,  # the streams of now, not of import time (a redirected or captured run)
+            stdout=sys.stdout,
+            redact=not args.no_redact,
         )
     try:
         from advisor.tui.app import run
@@ -351,16 +382,16 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="advisor",
         description="One card, replicas, or a split? Recommends how to run one LLM on several GPUs, "
         "with the numbers, the reasons and the sources.",
     )
     p.add_argument("--version", action="version", version=f"advisor {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--lang", choices=("en", "de"), default="en", help="language of the output")
-    recording = argparse.ArgumentParser(add_help=False)
+    recording = _Parser(add_help=False)
     recording.add_argument("--record", action="store_true", help="write a transcript (Markdown and JSON)")
     recording.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
     recording.add_argument("--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens")
@@ -459,11 +490,20 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code."""
+    """Run the command line; return the exit code: 0, 1 for audit findings (--fail-on), 2 for any
+    error, an unexpected one included (one line on stderr; --debug or ADVISOR_DEBUG shows the traceback)."""
+    import os
+
     p = parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = p.parse_args(argv)
+    debug = "--debug" in argv or bool(os.environ.get(DEBUG_ENV))
+    try:
+        args = p.parse_args(argv)
+    except UsageError as exc:  # argparse's way, kept: SystemExit(2), but after one line, not the usage text
+        print(f"advisor: error: {exc.one_line()}", file=sys.stderr)
+        raise SystemExit(int(exc.exit_code)) from None
     args.argv = argv
+    args.debug = args.debug or debug
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and sys.stdout.isatty():
             args = p.parse_args([*argv, "chat"])
@@ -482,3 +522,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.OK
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug or an input no check foresaw: one line, never exit 1
+        if args.debug:
+            raise
+        text = " ".join(str(exc).split())[:300]
+        print(
+            f"advisor: error: unexpected {type(exc).__name__}{': ' + text if text else ''} "
+            f"(a bug: please report it with the input; --debug or {DEBUG_ENV}=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return ExitCode.UNUSABLE

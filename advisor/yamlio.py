@@ -108,15 +108,38 @@ def loads(text: str, where: str, error: type[AdvisorError] = InputError) -> Any:
     return data
 
 
-def load_file(path: Path, error: type[AdvisorError] = InputError) -> Any:
-    """Read and parse one YAML file, with the limits above."""
+def read_regular(path: Path, limit: int, error: type[AdvisorError] = InputError) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; `error` for a FIFO, a device, a folder or
+    /proc (opened without blocking and checked before a byte is read, so neither hangs nor fills
+    memory), for a larger file, or for one that cannot be read."""
+    import os
+    import stat
+
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise error(f"file larger than {MAX_BYTES // (1024 * 1024)} MiB", where=str(path))
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+    except ValueError:  # a NUL byte in the path
+        raise error("cannot read: the path holds a NUL byte", where=str(path)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or str(path).startswith("/proc/"):
+        os.close(fd)
+        raise error("not a regular file (a FIFO, a device, a folder or /proc); give a file", where=str(path))
+    with os.fdopen(fd, "rb") as fh:
+        if info.st_size > limit:
+            raise error(f"file larger than {limit // (1024 * 1024)} MiB", where=str(path))
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
+    if len(data) > limit:
+        raise error(f"file larger than {limit // (1024 * 1024)} MiB", where=str(path))
+    return data
+
+
+def load_file(path: Path, error: type[AdvisorError] = InputError) -> Any:
+    """Read and parse one YAML file, with the limits above; only a regular file is read."""
+    raw = read_regular(path, MAX_BYTES, error)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

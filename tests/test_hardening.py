@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from advisor.errors import AdvisorError
 from advisor.inputs.evidence import Parsed
 from advisor.inputs.evidence.registry import READERS, parse_files
+from advisor.inputs.fields import field_table
 from advisor.inputs.freetext import understand
-from advisor.inputs.modelconfig import normalise
+from advisor.inputs.modelconfig import ALIASES, LAYER_KEYS, checked, estimate_params, local_attention, normalise
 from advisor.inputs.scenario import build
 from advisor.kb.expr import parse as parse_expr
 from advisor.yamlio import loads
@@ -140,6 +141,56 @@ def test_model_config_reader_refuses_bad_configs_cleanly(cfg):
         normalise(cfg, "config.json")
     except AdvisorError as exc:
         assert "config.json" in exc.one_line()
+
+
+ANY_VALUE = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**30, max_value=10**400)
+    | st.floats()
+    | st.text(max_size=12)
+    | st.from_regex(r"-?[0-9]{1,60}([.,][0-9]{1,5})?[kKmM%]?", fullmatch=True)
+    | st.lists(st.integers(), max_size=3)
+)
+CONFIG_KEYS = [name for names in ALIASES.values() for name in names]
+
+
+@FUZZ
+@given(
+    cfg=st.dictionaries(st.sampled_from([*CONFIG_KEYS, *LAYER_KEYS]), ANY_VALUE, max_size=12),
+)
+def test_a_config_json_is_checked_before_any_arithmetic(cfg):
+    base = {"num_hidden_layers": 36, "hidden_size": 4096, "num_attention_heads": 32}
+    try:
+        config = normalise(checked({**base, **cfg}, "config.json"), "config.json")
+    except AdvisorError as exc:
+        assert "config.json" in exc.one_line() and "\n" not in exc.one_line()
+        return
+    total, active = estimate_params(config)
+    assert 0 <= active <= total < 1e30
+    local_attention({**base, **cfg}, config["num_hidden_layers"])
+
+
+@FUZZ
+@given(
+    path=st.sampled_from([f.path for f in field_table().fields if f.type in ("count", "tokens", "share", "gbps")]),
+    value=ANY_VALUE,
+)
+def test_every_scenario_number_is_bounded_or_refused_by_name(engine, path, value):
+    raw: dict = {"model": "llama 3.1 8b", "hardware": {"gpu": "h100 sxm"}, "workload": {}}
+    section, _, key = path.partition(".")
+    raw[section][key] = value
+    field = {f.path: f for f in field_table().fields}[path]
+    try:
+        scenario = build(raw, engine.kb)
+    except AdvisorError as exc:
+        assert "\n" not in exc.one_line() and len(exc.one_line()) < 400
+        return
+    got = scenario.get(path)
+    if value is None:  # unset: the field's default, or unknown where it has none
+        return
+    assert isinstance(got, (int, float)) and 0 < got <= (field.max or 1)
 
 
 @FUZZ

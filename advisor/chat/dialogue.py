@@ -28,6 +28,7 @@ from advisor.errors import AdvisorError
 from advisor.i18n import LANGS
 from advisor.inputs.evidence.topo import nvlink_kind
 from advisor.inputs.fields import field_table
+from advisor.inputs.limits import MAX_LAYOUT_GPUS, check_layout, check_layout_text
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Citation
 
@@ -113,8 +114,10 @@ def parse_intent(text: str) -> tuple[str, str]:
 
 def read_layout(text: str, total: int, per_node: int) -> Layout | None:
     """A layout the user names: 'TP=4', 'tp 2 pp 2', 'replicas' (one copy per GPU), 'one card'.
-    Copies fill the machine unless the user gives them, as the candidate layouts do."""
+    Copies fill the machine unless the user gives them, as the candidate layouts do; InputError for a
+    degree out of range (tp=0, a 400-digit one)."""
     low = text.lower().strip(" ?!.:")
+    check_layout_text(low, MAX_LAYOUT_GPUS, "layout")
     if not re.search(r"\d", low):
         if re.search(r"replica|replikat|cop(y|ies)|kopie|data.?parallel|^dp$", low):
             return Layout(total, 1, 1)
@@ -130,6 +133,7 @@ def read_layout(text: str, total: int, per_node: int) -> Layout | None:
         layout = parse_layout(low)
     except AdvisorError:
         return None
+    check_layout(layout.replicas, layout.tp, layout.pp, layout.ep, None, MAX_LAYOUT_GPUS, "layout")
     if not re.search(r"replica|replikat|dp", low) and layout.replicas == 1 and layout.gpus_per_replica <= total:
         layout = Layout(max(1, total // layout.gpus_per_replica), layout.tp, layout.pp, layout.ep)
     return layout
@@ -348,7 +352,14 @@ class ChatSession:
         if c.rec is None:
             return self._reply(said, t("no_rec", lang), "why_not")
         total, per_node = self._total()
-        layout = read_layout(arg, total, per_node)
+        try:
+            check_layout_text(arg, MAX_LAYOUT_GPUS, "layout")
+            layout = read_layout(arg, total, per_node)
+            model = self.engine.kb.models.get(str(c.rec.input.get("model_id")))
+            if layout is not None:
+                check_layout(layout.replicas, layout.tp, layout.pp, layout.ep, model, MAX_LAYOUT_GPUS, "layout")
+        except AdvisorError as exc:
+            return self._reply(said, f"⚠ {exc.one_line()}", "why_not")
         if layout is None:
             return self._reply(said, t("why_not_unreadable", lang, text=arg), "why_not")
         if layout.gpus > total:

@@ -41,6 +41,7 @@ KEYS = {
     "help",
     "text",
     "fact",
+    "max",
 }
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
 
@@ -67,6 +68,7 @@ class Field(NamedTuple):
     values: tuple[tuple[Any, str], ...] = ()
     yes_no: tuple[Any, Any] | None = None
     bare: bool = False
+    max: int | float | None = None
 
     @property
     def section(self) -> str | None:
@@ -175,6 +177,14 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     unit = text.get("unit")
     if unit is not None and kind not in ("count", "tokens", "gbps"):
         raise KnowledgeError("only a number field reads a number with its unit words", where=where)
+    top = raw.get("max")
+    if top is not None and (
+        kind not in ("count", "tokens", "gbps")
+        or isinstance(top, bool)
+        or not isinstance(top, (int, float))
+        or not 1 <= top <= 10**12
+    ):
+        raise KnowledgeError("max is a number from 1 to 10**12, and only a number field has one", where=where)
     return Field(
         fact=fact,
         path=path,
@@ -195,6 +205,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         values=tuple(values),
         yes_no=(yes_no[0], yes_no[1]) if yes_no else None,
         bare=bool(text.get("bare")),
+        max=top,
     )
 
 

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError
+from advisor.inputs.shape import Flag, Int, Items, Record, Spec, Str
 from advisor.kb.knowledge import Citation, Model
+from advisor.yamlio import read_regular
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
@@ -39,6 +41,68 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "sliding_window": ("sliding_window",),
     "tie_word_embeddings": ("tie_word_embeddings",),
 }
+
+# The typed shape of the config.json keys the advisor reads (every spelling of ALIASES and the
+# layer-pattern keys); other keys are kept unread. The limits are far above every model in the
+# catalogue (126 layers, hidden size 16,384, 256 experts, vocabulary 262,208; tests/test_hostile.py
+# checks the catalogue against them), so that no arithmetic runs on an absurd or unbounded number.
+SIZE = Int(1, 1 << 22)
+BIG = Int(1, 1 << 40)
+LIMITS: dict[str, Spec] = {
+    "num_hidden_layers": Int(1, 1024),
+    "hidden_size": Int(1, 1 << 20),
+    "num_attention_heads": Int(1, 1 << 16),
+    "num_key_value_heads": Int(1, 1 << 16),
+    "head_dim": Int(1, 1 << 16),
+    "intermediate_size": SIZE,
+    "vocab_size": Int(1, 1 << 24),
+    "max_position_embeddings": BIG,
+    "num_experts": Int(0, 4096),
+    "num_experts_per_tok": Int(0, 4096),
+    "num_shared_experts": Int(0, 4096),
+    "moe_intermediate_size": SIZE,
+    "kv_lora_rank": Int(1, 1 << 16),
+    "qk_rope_head_dim": Int(0, 1 << 16),
+    "sliding_window": BIG,
+    "tie_word_embeddings": Flag(),
+}
+LAYER_KEYS: dict[str, Spec] = {
+    "first_k_dense_replace": Int(0, 1024),
+    "decoder_sparse_step": Int(0, 1024),
+    "interleave_moe_layer_step": Int(0, 1024),
+    "mlp_only_layers": Items(Int(0, 1023), 1024),
+    "layer_types": Items(Str(64), 1024),
+    "attention_chunk_size": BIG,
+    "no_rope_layers": Items(Int(0, 1), 1024),
+    "no_rope_layer_interval": Int(1, 1024),
+    "sliding_window_pattern": Int(1, 1024),
+    "use_sliding_window": Flag(),
+    "architectures": Items(Str(256), 16),
+    "model_type": Str(128),
+    "_name_or_path": Str(1024),
+}
+
+
+def _shape(limits: Mapping[str, Spec]) -> Record:
+    keys = {name: limits[key] for key, names in ALIASES.items() for name in names}
+    return Record({**keys, **LAYER_KEYS}, open=True, what="a JSON object")
+
+
+CONFIG = _shape(LIMITS)
+
+
+def checked(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The config.json mapping with every key the advisor reads checked against its shape (a
+    `sliding_window: false` or null means none); InputError naming the key's path otherwise."""
+    out = {k: v for k, v in raw.items() if not (k == "sliding_window" and v is False)}
+    out = CONFIG.check(out, "", where)
+    text = raw.get("text_config")
+    if text is not None:
+        out["text_config"] = checked(text, where) if isinstance(text, Mapping) else text
+        if not isinstance(text, Mapping):
+            raise InputError(f"text_config: expected a JSON object, got {type(text).__name__}", where=where)
+    return out
+
 
 # transformers' default pattern where a config omits it: one full layer every N (configuration_gemma3.py,
 # configuration_gpt_oss.py, configuration_cohere2.py build layer_types with `(i + 1) % N`)
@@ -94,7 +158,9 @@ def _pick(raw: Mapping[str, Any], key: str) -> Any:
 
 
 def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The catalogue's config block from a config.json mapping; InputError when a needed key is missing."""
+    """The catalogue's config block from a config.json mapping; InputError when a needed key is missing
+    or a key it reads is not of its shape (checked here too, so no caller can skip the check)."""
+    raw = checked(raw, where)
     if isinstance(raw.get("text_config"), Mapping):
         raw = {**raw, **raw["text_config"]}
     config = {key: _pick(raw, key) for key in ALIASES}
@@ -152,18 +218,23 @@ def estimate_params(config: Mapping[str, Any], tied: bool | None = None) -> tupl
 def model_from_config(path: Path) -> Model:
     """A model built from a Hugging Face config.json file, parameters estimated from its shape."""
     where = str(path)
+    if not path.exists():
+        raise InputError("no such file (a model name or a path to a config.json)", where=where)
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise InputError("config.json larger than 4 MiB; not a model config", where=where)
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file (a model name or a path to a config.json)", where=where) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", where=where) from None
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except InputError as exc:
+        raise InputError(exc.message.replace("file larger", "config.json larger"), where=where) from None
+    try:
+        raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"not valid JSON: {exc}", where=where) from None
+    except RecursionError:
+        raise InputError("not a model config: JSON nested too deeply", where=where) from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise InputError(f"not a model config: {exc}", where=where) from None
     if not isinstance(raw, dict):
         raise InputError("config.json should hold a JSON object", where=where)
+    raw = checked(raw, where)
     config = normalise(raw, where)
     mla = config["kv_lora_rank"] is not None
     if mla:

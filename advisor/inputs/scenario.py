@@ -19,6 +19,7 @@ from advisor.fuzzy import closest
 from advisor.inputs import fields
 from advisor.inputs.fields import Field, FieldTable, field_table
 from advisor.inputs.modelconfig import model_from_config
+from advisor.inputs.shape import MAX_DIGITS, shown
 from advisor.kb.knowledge import Gpu, Knowledge, Model
 from advisor.yamlio import load_file
 
@@ -48,62 +49,104 @@ class Scenario:
 
 
 SUFFIXES = {"": 1, "k": 1024, "m": 1024 * 1024}  # 8k tokens are 8,192
+LONGEST_NUMBER = 40  # characters: a number written longer is refused unread
+LONGEST_NAME = 1024  # a model or GPU name, or a path to a config.json
+THOUSANDS = re.compile(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?")  # 1,024 or 8,192.0: commas only between thousands
 
 
-def _tokens(value: Any, where: str) -> int:
+def _tokens(value: Any, where: str, top: float | None = None) -> int:
     """A token count: 8192, '8k', '8K', '128k', '1M', '8,192'."""
     if isinstance(value, bool):
         raise InputError(f"expected a token count, not {value!r}", where=where)
     if isinstance(value, (int, float)):
-        number = float(value)
+        number: int | float = value
     else:
-        m = re.fullmatch(r"\s*([0-9][0-9_,.]*)\s*([kKmM]?)\s*(tokens?)?\s*", str(value))
-        if not m:
-            raise InputError(f"expected a token count like 8192 or 8k, not {value!r}", where=where)
-        number = float(m.group(1).replace(",", "").replace("_", ""))
-        number *= SUFFIXES[m.group(2).lower()]
-    return _whole(number, where, "token count")
+        text = str(value)
+        m = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*(tokens?)?\s*", text[: LONGEST_NUMBER + 1])
+        if not m or len(text) > LONGEST_NUMBER:
+            raise InputError(f"expected a token count like 8192 or 8k, not {shown(value)}", where=where)
+        if "," in m.group(1) and not THOUSANDS.fullmatch(m.group(1)):
+            raise InputError(f"expected a token count like 8192 or 8k, not {shown(value)}", where=where)
+        digits = m.group(1).replace(",", "").replace("_", "")
+        scale = SUFFIXES[m.group(2).lower()]
+        number = int(digits) * scale if "." not in digits else float(digits) * scale
+    return _whole(number, where, "token count", top)
 
 
-def _whole(number: float, where: str, what: str) -> int:
-    if not math.isfinite(number) or number != int(number):
-        raise InputError(f"{what} must be a whole number, not {number!r}", where=where)
+def _whole(number: float, where: str, what: str, top: float | None = None) -> int:
+    """A whole number from 1 to `top`; ints are compared as ints, so a 400-digit one costs nothing."""
+    if isinstance(number, float):
+        if not math.isfinite(number) or number != int(number):
+            raise InputError(f"{what} must be a whole number, not {number!r}", where=where)
+        number = int(number)
     if number < 1:
-        raise InputError(f"{what} must be at least 1, not {int(number)}", where=where)
+        raise InputError(f"{what} must be at least 1, not {shown(number)}", where=where)
+    if top is not None and number > top:
+        raise InputError(
+            f"{shown(number)} is beyond what the advisor plans for (expected a whole number from 1 to {int(top):,})",
+            where=where,
+        )
     return int(number)
 
 
-def _count(value: Any, where: str) -> int:
+def _count(value: Any, where: str, top: float | None = None) -> int:
     if isinstance(value, bool):
         raise InputError(f"expected a whole number, not {value!r}", where=where)
     if isinstance(value, str):
+        text = value.strip()
+        if "," in text and not THOUSANDS.fullmatch(text):  # "0,1" is a list of GPUs, not 1
+            raise InputError(f"expected a whole number, not {shown(value)}", where=where)
+        text = text.replace(",", "").replace("_", "")
+        if len(text) > LONGEST_NUMBER:
+            raise InputError(f"expected a whole number, not {shown(value)}", where=where)
         try:
-            value = float(value.replace(",", "").strip())
+            value = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else float(text)
         except ValueError:
-            raise InputError(f"expected a whole number, not {value!r}", where=where) from None
+            raise InputError(f"expected a whole number, not {shown(value)}", where=where) from None
     if not isinstance(value, (int, float)):
-        raise InputError(f"expected a whole number, not {value!r}", where=where)
-    return _whole(float(value), where, "the number")
+        raise InputError(f"expected a whole number, not {shown(value)}", where=where)
+    return _whole(value, where, "the number", top)
 
 
-def _positive(value: Any, where: str) -> float:
+def _positive(value: Any, where: str, top: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"expected a number, not {value!r}", where=where)
-    try:
-        number = float(str(value).lower().replace("gbps", "").replace("gb/s", "").strip())
-    except ValueError:
-        raise InputError(f"expected a number, not {value!r}", where=where) from None
+        raise InputError(f"expected a number, not {shown(value)}", where=where)
+    if isinstance(value, int) and abs(value) > 10**MAX_DIGITS:
+        if value < 0:
+            raise InputError(f"must be a positive number, not {shown(value)}", where=where)
+        limit = f" (at most {top:,g})" if top is not None else ""
+        raise InputError(f"{shown(value)} is beyond what the advisor plans for{limit}", where=where)
+    if isinstance(value, int):
+        number = float(value)
+    else:
+        text = str(value).lower().replace("gbps", "").replace("gb/s", "").strip()
+        if len(text) > LONGEST_NUMBER:
+            raise InputError(f"expected a number, not {shown(value)}", where=where)
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError(f"expected a number, not {shown(value)}", where=where) from None
     if not math.isfinite(number) or number <= 0:
-        raise InputError(f"must be a positive number, not {value!r}", where=where)
+        raise InputError(f"must be a positive number, not {shown(value)}", where=where)
+    if top is not None and number > top:
+        raise InputError(f"{shown(value)} is beyond what the advisor plans for (at most {top:,g})", where=where)
     return number
 
 
-def _fraction(value: Any, where: str) -> float:
-    number = _positive(value, where)
-    if number > 1:
-        number = number / 100 if number <= 100 else number
+def _fraction(value: Any, where: str, top: float | None = None) -> float:
+    """A share of memory: 0.9, or '90%' with the per-cent sign; 1.5 or 90 alone are refused, since
+    1.5 may mean 150 % or 1.5 % and neither is a share the engine takes."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+        raise InputError(f"must be a share above 0 and at most 1 (e.g. 0.9, or 90%), not {shown(value)}", where=where)
+    percent = isinstance(value, str) and value.strip().endswith("%")
+    number = _positive(value.strip()[:-1] if percent else value, where)
+    if percent:
+        number /= 100
     if not 0 < number <= 1:
-        raise InputError(f"must be a share between 0 and 1 (e.g. 0.9), not {value!r}", where=where)
+        raise InputError(
+            f"must be a share above 0 and at most 1 (e.g. 0.9, or 90%), not {shown(value)}",
+            where=where,
+        )
     return number
 
 
@@ -115,7 +158,7 @@ def _flag(value: Any, where: str) -> bool:
         return True
     if text in ("no", "false", "0", "nein", "n", "off"):
         return False
-    raise InputError(f"expected yes or no, not {value!r}", where=where)
+    raise InputError(f"expected yes or no, not {shown(value)}", where=where)
 
 
 def _enum(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
@@ -124,7 +167,8 @@ def _enum(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
         if value is False and "none" in choices:
             return "none"
         if text not in choices:
-            raise InputError(f"{value!r} is not one of {', '.join(choices)}", where=where, hint=closest(text, choices))
+            hint = closest(text, choices) if len(text) <= 64 else None
+            raise InputError(f"{shown(value)} is not one of {', '.join(choices)}", where=where, hint=hint)
         return text
 
     return parse
@@ -132,8 +176,13 @@ def _enum(choices: tuple[str, ...]) -> Callable[[Any, str], str]:
 
 def _text(value: Any, where: str) -> str:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool) or not str(value).strip():
-        raise InputError(f"expected a name, not {value!r}", where=where)
-    return str(value).strip()
+        raise InputError(f"expected a name, not {shown(value)}", where=where)
+    text = str(value).strip()
+    if len(text) > LONGEST_NAME:
+        raise InputError(f"expected a name of at most {LONGEST_NAME:,} characters, not {shown(text)}", where=where)
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise InputError("a name may not hold control characters (such as NUL or a line break)", where=where)
+    return text
 
 
 TYPE_PARSERS: dict[str, Callable[[Any, str], Any]] = {
@@ -147,8 +196,13 @@ TYPE_PARSERS: dict[str, Callable[[Any, str], Any]] = {
 
 
 def parser_of(field: Field) -> Callable[[Any, str], Any]:
-    """The parser of one field: its type's, or its choices' for an enum."""
-    return _enum(field.choices) if field.type == "enum" else TYPE_PARSERS[field.type]
+    """The parser of one field: its type's (with the row's `max`), or its choices' for an enum."""
+    if field.type == "enum":
+        return _enum(field.choices)
+    parse = TYPE_PARSERS[field.type]
+    if field.type in ("count", "tokens", "gbps"):
+        return lambda value, where: parse(value, where, field.max)  # type: ignore[call-arg]
+    return parse
 
 
 def parsers(table: FieldTable) -> dict[str, Callable[[Any, str], Any]]:
@@ -204,7 +258,10 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
             raise InputError(f"missing field '{required}'", where=where)
     values: dict[str, Any] = {}
     for path, value in flat.items():
-        values[path] = parser_of(by_path[path])(value, f"{where}: {path}")
+        flag = by_path[path].flag
+        values[path] = parser_of(by_path[path])(
+            value, f"{flag}: {path}" if where == "flags" and flag else f"{where}: {path}"
+        )
 
     model = _resolve_model(values["model"], kb, base_dir)
     gpu = kb.find_gpu(values["hardware.gpu"])
@@ -321,9 +378,16 @@ def observed_nvlink(gpu: Gpu, nvlink: str, gpus_per_node: int) -> tuple[str, str
 
 
 def _resolve_model(name: str, kb: Knowledge, base_dir: Path | None) -> Model:
-    candidate = Path(name).expanduser()
+    try:
+        candidate = Path(name).expanduser() if name.startswith("~") else Path(name)
+    except RuntimeError:  # ~nobody/x: a home folder that does not exist
+        raise InputError(f"no home folder for {name.split('/')[0]!r}", where="model") from None
     if base_dir is not None and not candidate.is_absolute():
         candidate = base_dir / candidate
-    if name.endswith(".json") or candidate.is_file():
+    try:
+        is_file = candidate.exists() and not candidate.is_dir()
+    except OSError as exc:  # a name too long for a path
+        raise InputError(f"not a model name or a readable path: {exc.strerror or exc}", where="model") from None
+    if name.endswith(".json") or is_file:
         return model_from_config(candidate)
     return kb.find_model(name)

@@ -29,7 +29,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
+    ast.Pow: lambda a, b: _power(a, b),
     ast.Mod: operator.mod,
     ast.FloorDiv: operator.floordiv,
 }
@@ -43,6 +43,16 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
+
+
+MAX_EXPONENT = 64  # no formula needs more; 10**10**10 would run for hours and fill memory
+
+
+def _power(a: Any, b: Any) -> Any:
+    """`a ** b` for operands that stay small: OverflowError (the expression's None) past the bounds."""
+    if abs(b) > MAX_EXPONENT or abs(a) > 10**12:
+        raise OverflowError(f"{a!r} ** {b!r} is beyond what a rule may compute")
+    return operator.pow(a, b)
 
 
 def _divides(a: Any, b: Any) -> bool:
@@ -134,6 +144,18 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
         op = _BINARY.get(type(node.op))
         if op is None:
             raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
+        right_node = node.right
+        if isinstance(node.op, ast.Pow) and (
+            (isinstance(right_node, ast.BinOp) and isinstance(right_node.op, ast.Pow))
+            or (
+                isinstance(right_node, ast.Constant)
+                and isinstance(right_node.value, (int, float))
+                and abs(right_node.value) > MAX_EXPONENT
+            )
+        ):
+            raise ExpressionError(
+                f"'**' takes an exponent of at most {MAX_EXPONENT}, and no power of a power", where=where
+            )
         left, right = sub(node.left), sub(node.right)
         arith = op  # narrowed to not-None here; the closure would not see the narrowing of `op`
         return lambda env: _arith(arith, left(env), right(env))

@@ -156,7 +156,10 @@ def _rule(raw: Any, where: str, kb: Knowledge, topics: Mapping[str, Text]) -> Ru
     effect = raw.get("effect", "none")
     if effect not in EFFECTS or (effect != "none" and scope != "layout"):
         raise RuleBaseError(f"effect {effect!r} needs scope 'layout' and one of {', '.join(EFFECTS)}", where=where)
-    rule_topics = tuple(raw.get("topics") or ())
+    listed = raw.get("topics") or ()
+    if not isinstance(listed, (list, tuple)) or not all(isinstance(t, str) for t in listed):
+        raise RuleBaseError(f"topics: expected a list of topic names, not {str(listed)[:60]!r}", where=where)
+    rule_topics = tuple(listed)
     for topic in rule_topics:
         if topic not in topics:
             from advisor.fuzzy import closest
@@ -165,6 +168,8 @@ def _rule(raw: Any, where: str, kb: Knowledge, topics: Mapping[str, Text]) -> Ru
     if not rule_topics:
         raise RuleBaseError("a rule needs at least one topic", where=where)
     known = set(kb.facts)
+    if not isinstance(raw.get("when", ""), str):
+        raise RuleBaseError(f"when: expected a condition as text, not {str(raw.get('when'))[:60]!r}", where=where)
     try:
         when = parse(raw.get("when", ""), known, where=f"{where} when")
     except AdvisorError as exc:
@@ -189,6 +194,8 @@ def _rule(raw: Any, where: str, kb: Knowledge, topics: Mapping[str, Text]) -> Ru
                     raise RuleBaseError(f"template uses unknown fact {name!r}", where=where, hint=closest(name, known))
     figures = tuple(raw.get("figures") or ())
     for name in figures:
+        if not isinstance(name, str):
+            raise RuleBaseError(f"figures: expected fact names, not {str(name)[:60]!r}", where=where)
         if name not in known:
             raise RuleBaseError(f"figure {name!r} is not a fact", where=where)
     cites = []

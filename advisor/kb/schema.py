@@ -222,9 +222,18 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(k.__name__ for k in kinds)
 
 
+MAX_NUMBER = 10**15
+
+
 def _check(entry: Entry, key: str, value: Any, hint: Any, kind: type | tuple[type, ...], accept: Any) -> Any:
     if value is None:
         return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= MAX_NUMBER:
+        # No catalogue figure is negative, NaN, infinite or astronomically large; one that is would
+        # reach the formulas as a silent nonsense answer (a negative memory size, NaN throughput).
+        raise KnowledgeError(
+            f"key {key!r} should be a finite number from 0 to {MAX_NUMBER:.0e}, not {value!r}", where=entry.where
+        )
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):

@@ -8,6 +8,7 @@ advisor.render.common); fields are only ever added, never renamed or dropped, wi
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -127,6 +128,19 @@ BY_TYPE: dict[type, Callable[[Any], dict[str, Any]]] = {
 }
 
 
+def finite(value: Any) -> Any:
+    """The value with every NaN or infinity replaced by null: JSON has no such numbers, and a tool
+    that reads `Infinity` fails (json.dumps writes it unless told not to)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
 def render(record: Any, kb: Knowledge | None = None, rules: RuleBase | None = None) -> str:
-    """The JSON text of any record: stable key order, UTF-8 characters kept, non-JSON values as text."""
-    return json.dumps(as_dict(record), indent=2, ensure_ascii=False, default=str) + "\n"
+    """The JSON text of any record: stable key order, UTF-8 characters kept, non-JSON values as text,
+    never NaN or Infinity (allow_nan=False would fail the run, not the number)."""
+    return json.dumps(finite(as_dict(record)), indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"

@@ -165,4 +165,7 @@ def render(record: Any, kb: Knowledge, rules: RuleBase | None = None) -> str:
     """An audit or a fleet audit as SARIF 2.1.0 text; SARIF describes findings in files, so only audits have one."""
     if rules is None:
         raise TypeError("SARIF needs the rule base to describe the rules")
-    return json.dumps(pick(BY_TYPE, record, "SARIF")(record, kb, rules), indent=2, ensure_ascii=False) + "\n"
+    from advisor.render.jsonout import finite
+
+    doc = finite(pick(BY_TYPE, record, "SARIF")(record, kb, rules))
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
