@@ -82,12 +82,18 @@ def cmd_recommend(args: argparse.Namespace) -> int:
 
 def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> None:
     """Write a transcript of a one-shot command: the command line as the question, the text report as the answer."""
+    from advisor.render.text import render
+    from advisor.render.ticket import brief
     from advisor.transcripts import Recorder
 
     recorder = Recorder.start(
-        kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang, redact=not args.no_redact
+        kind,
+        engine,
+        Path(args.transcripts) if args.transcripts else None,
+        args.lang,
+        redact=not args.no_redact,
+        brief=lambda result: brief(result, engine.kb),
     )
-    from advisor.render.text import render
 
     reply = render(result, engine.kb)
     recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
@@ -244,6 +250,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"changed: today's rules on the recorded facts of {r.after.get('layout_label')}")
     else:
         print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
+    if r.figures_changed:
+        print(
+            "  figures changed: "
+            + ", ".join(f"{name} {then} then, {now} now" for name, (then, now) in r.figures_changed.items())
+        )
     for label, items in (
         ("rules that now fire", r.fired_added),
         ("rules that no longer fire", r.fired_removed),

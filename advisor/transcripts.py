@@ -63,11 +63,20 @@ def rule_hashes(engine: Any) -> dict[str, str]:
     return out
 
 
-def summary(rec: Any) -> dict[str, Any] | None:
+Brief = Callable[[Any], dict[str, Any] | None]
+
+
+def summary(rec: Any, brief: Brief | None = None) -> dict[str, Any] | None:
     """What a recommendation or audit concluded, in the transcript's terms; an audit also carries what
-    `replay` needs (its facts with their evidence lines, scenario and layout)."""
+    `replay` needs (its facts with their evidence lines, scenario and layout). `brief` writes what a
+    support ticket needs in the result's language (advisor.render.ticket.brief, given by the caller)."""
     if rec is None:
         return None
+    ticket = brief(rec) if brief is not None else None
+    return {**_summary(rec), **({"ticket": ticket} if ticket else {})}
+
+
+def _summary(rec: Any) -> dict[str, Any]:
     if hasattr(rec, "findings") and hasattr(rec, "figures"):
         return {
             "layout": rec.layout.as_dict() if rec.layout else None,
@@ -140,6 +149,7 @@ class Recorder:
     closed: bool = False
     failed: str | None = None
     on_error: Callable[[str], None] | None = field(default=None, repr=False)
+    brief: Brief | None = field(default=None, repr=False)
     records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod
@@ -151,8 +161,10 @@ class Recorder:
         lang: str = "en",
         redact: bool = True,
         on_error: Callable[[str], None] | None = None,
+        brief: Brief | None = None,
     ) -> Recorder:
-        """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal."""
+        """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal.
+        `brief(result)` gives the ticket block of a result (see `summary`)."""
         folder = folder or default_folder()
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         sid = f"{kind}-{stamp}-{secrets.token_hex(3)}"
@@ -169,7 +181,7 @@ class Recorder:
             "redacted": redact,
             "started_at": _now(),
         }
-        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error)
+        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error, brief=brief)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(rec.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -218,7 +230,7 @@ class Recorder:
             "understood": understood or {},
             "reply": reply,
             "format": "markdown" if markdown else "text",
-            "result": summary(rec),
+            "result": summary(rec, self.brief),
         }
         try:
             self._write(record)
@@ -231,7 +243,7 @@ class Recorder:
             return None
         self.closed = True
         try:
-            self._write({"type": "end", "at": _now(), "result": summary(rec)})
+            self._write({"type": "end", "at": _now(), "result": summary(rec, self.brief)})
             return finish(self.path)
         except (OSError, TranscriptError) as exc:
             self._fail(f"transcript not finished: {getattr(exc, 'strerror', None) or exc}")
@@ -312,7 +324,13 @@ def markdown(doc: dict[str, Any]) -> str:
         "- " + (say("transcript_redacted") if doc["redacted"] else say("transcript_not_redacted")),
         "",
     ]
+    result = doc.get("result") or {}
+    ticket = result.get("ticket") if isinstance(result.get("ticket"), dict) else None
+    if ticket:
+        out += _ticket(ticket, lang)
     user, advisor = say("transcript_user"), say("transcript_advisor")
+    if ticket and doc["turns"]:
+        out += [f"## {say('transcript_conversation')}", ""]
     for t in doc["turns"]:
         reply = str(t.get("reply") or "")
         if t.get("format") == "markdown":
@@ -320,20 +338,71 @@ def markdown(doc: dict[str, Any]) -> str:
         else:
             shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
         out += [f"**{user}:** {t['said']}", "", f"**{advisor}:**{shown}", ""]
-    result = doc.get("result")
-    if result:
+    if result and not ticket:
         out += [f"## {say('transcript_result')}", ""]
         if result.get("layout_label"):
             out.append(f"{say('transcript_layout')}: **{result['layout_label']}**")
         for name, value in (result.get("figures") or {}).items():
             if value is not None:
                 out.append(f"- {_label(name, lang)}: {value}")
-        if result.get("findings"):
-            out += ["", f"{label('findings', lang)}:"]
-            out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
-        if result.get("sources"):
-            out += ["", f"{label('sources', lang)}: " + ", ".join(result["sources"])]
+    if result.get("findings") and not (ticket and ticket.get("findings")):
+        out += ["", f"{label('findings', lang)}:"]
+        out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
+    if result.get("sources"):
+        out += ["", f"{label('sources', lang)}: " + ", ".join(result["sources"])]
     return "\n".join(out) + "\n"
+
+
+def _ticket(ticket: dict[str, Any], lang: str) -> list[str]:
+    """The summary a ticket opens with: question and answer, key figures, launch commands,
+    alternatives with why not, assumptions, open questions (audits: findings with their evidence)."""
+
+    def say(key: str) -> str:
+        return label(key, lang)
+
+    out = [f"## {say('transcript_summary')}", ""]
+    if ticket.get("question"):
+        out.append(f"- **{say('transcript_question')}:** {ticket['question']}")
+    answer, shown = ticket.get("answer") or "", ticket.get("layout") or ""
+    if shown:  # the layout as the launch lines and the tables name it, then what it means
+        rest = answer[len(shown) :].lstrip(" —") if answer.startswith(shown) else answer
+        out.append(f"- {say('transcript_layout')}: **{shown}**" + (f" — {rest}" if rest and rest != shown else ""))
+    elif answer:
+        out.append(f"- **{say('transcript_answer')}:** {answer}")
+    if ticket.get("deployed"):
+        out.append(f"- **{say('deployed_layout')}:** {ticket['deployed']}")
+    out.append("")
+    if ticket.get("figures"):
+        out += ["| | |", "|---|---:|"]
+        out += [f"| {name} | {value} |" for name, value in ticket["figures"]]
+        out.append("")
+    for f in ticket.get("findings") or []:
+        out.append(f"- **{f['severity']}** — {f['title']} (`{f['rule']}`)")
+        if f.get("fix"):
+            out.append(f"  *{say('fix')}:* {f['fix']}")
+        out += [f"  *{say('evidence')}:* `{line}`" for line in f.get("evidence") or []]
+    if ticket.get("findings"):
+        out.append("")
+    if ticket.get("launch"):
+        out += [f"## {say('launch')}", ""]
+        for engine, cmd in ticket["launch"].items():
+            out += [f"{engine}:", "```sh", cmd, "```"]
+        out.append("")
+    if ticket.get("alternatives"):
+        out += [f"## {say('alternatives')}", ""]
+        out += [f"- **{a['layout']}** — {say('why_not')}: {a['why_not'] or '–'}" for a in ticket["alternatives"]]
+        out.append("")
+    if ticket.get("assumptions"):
+        out += [f"## {say('assumptions_head')}", ""]
+        for a in ticket["assumptions"]:
+            out.append(f"- {a['assumed']}")
+            out += [f"  - {say('otherwise')}: {b}" for b in a.get("otherwise") or []]
+        out.append("")
+    if ticket.get("open_questions"):
+        out += [f"## {say('unknowns')}", ""]
+        out += [f"- {q}" for q in ticket["open_questions"]]
+        out.append("")
+    return out
 
 
 def finish(journal: Path) -> tuple[Path, Path]:
@@ -405,6 +474,7 @@ class Replay:
     rules_changed: list[str]
     fired_added: list[str]
     fired_removed: list[str]
+    figures_changed: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name: (then, now)
 
 
 def _raw_scenario(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -435,10 +505,17 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
             raise InputError("this transcript has no scenario to replay")
         rec = engine.evaluate(build(_raw_scenario(dict(doc["inputs"])), engine.kb, where="transcript"), lang)
         after = summary(rec) or {}
+    after = json.loads(json.dumps(after, default=str))  # compared as the transcript holds it
     then, now = doc.get("rule_hashes", {}), rule_hashes(engine)
     fired_then, fired_now = set(before.get("rules", [])), set(after.get("rules", []))
+    figures_then, figures_now = before.get("figures") or {}, after.get("figures") or {}
+    figures = {
+        name: (figures_then.get(name), figures_now.get(name))
+        for name in sorted(set(figures_then) | set(figures_now))
+        if figures_then.get(name) != figures_now.get(name)
+    }
     return Replay(
-        same=before.get("layout") == after.get("layout") and fired_then == fired_now,
+        same=before.get("layout") == after.get("layout") and fired_then == fired_now and not figures,
         before=before,
         after=after,
         rule_base_changed=doc.get("rule_base_hash") != engine.rule_base_hash,
@@ -447,6 +524,7 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
         rules_changed=sorted(r for r in set(now) & set(then) if now[r] != then[r]),
         fired_added=sorted(fired_now - fired_then),
         fired_removed=sorted(fired_then - fired_now),
+        figures_changed=figures,
     )
 
 
