@@ -196,8 +196,9 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     from advisor import transcripts as t
 
     folder = Path(args.transcripts) if args.transcripts else t.default_folder()
+    problems: list[str] = []
     if args.action == "list":
-        rows = t.listing(folder) if folder.is_dir() else []
+        rows = t.listing(folder, problems) if folder.is_dir() else []
         for r in rows:
             state = (
                 "complete"
@@ -205,13 +206,13 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
                 else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
             )
             print(f"{r['id']}  {r['kind']:<9}  {r['started_at']}  {r['turns']} turns  {r['layout'] or ''}  {state}")
-        if not rows:
+        if not rows and not problems:
             print(f"no transcripts in {folder}")
-        return ExitCode.OK
+        return _report(problems)
     if args.action == "recover":
-        done = t.recover(folder) if folder.is_dir() else []
+        done = t.recover(folder, problems) if folder.is_dir() else []
         print(f"recovered {len(done)} transcript(s)" + "".join(f"\n  {p}" for p in done))
-        return ExitCode.OK
+        return _report(problems)
     if not args.id:
         raise InputError(
             f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`"
@@ -224,21 +225,18 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _report(problems: list[str]) -> int:
+    """Each journal that could not be read, one line each on stderr; UNUSABLE when there was one."""
+    for problem in problems:
+        print(f"advisor: error: {problem}", file=sys.stderr)
+    return ExitCode.UNUSABLE if problems else ExitCode.OK
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    import json
-
     from advisor.core.engine import Engine
-    from advisor.transcripts import replay
+    from advisor.transcripts import load, replay
 
-    path = Path(args.transcript)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not a JSON transcript: {exc}", where=str(path)) from None
-    if not isinstance(doc, dict) or doc.get("schema") != "advisor.transcript/1":
-        raise InputError("not an advisor.transcript/1 file", where=str(path))
+    doc = load(Path(args.transcript))
     r = replay(Engine.load(), doc, args.lang)
     if r.same:
         print(
