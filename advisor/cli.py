@@ -182,7 +182,7 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
 def cmd_collect(args: argparse.Namespace) -> int:
     from advisor.collect import collect
 
-    manifest = collect(Path(args.output))
+    manifest = collect(Path(args.output), redact=args.redact)
     for step in manifest["steps"]:  # type: ignore[attr-defined]
         if step["status"] != "ok":
             print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
@@ -436,6 +436,13 @@ def parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("collect", help="gather host evidence into a folder for `advisor audit`")
     c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
+    c.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="hide host names, addresses, serials, UUIDs, user names and tokens, as transcripts do "
+        "(default: on; the bundle is meant to be sent; --no-redact keeps them)",
+    )
     c.set_defaults(func=cmd_collect)
 
     e = sub.add_parser("explain", parents=[common], help="a rule's page: what, why, example, sources")

@@ -3,7 +3,10 @@
 Runs each command that exists, with a time limit, and writes its output to a file in DIR; records
 every command that is missing, failed or timed out, and why, in DIR/manifest.json. Needs no root to
 succeed partially (lspci without root hides ACS lines; dmesg may be restricted), writes nothing
-outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so.
+outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so. Unless told
+not to, every file and the manifest are written through the transcripts' redactor (advisor.redact),
+learning from the whole bundle before writing any of it, so a host name a later file gives away is
+hidden in the earlier ones too; GPU names, PCI addresses and figures stay as the audit reads them.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from advisor import __version__
 from advisor.errors import InputError
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
+from advisor.redact import Redactor
 
 TIMEOUT_S = 30
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
@@ -102,17 +107,19 @@ def _engines() -> tuple[str, list[str]]:
     return "\n".join(lines) + ("\n" if lines else ""), notes
 
 
-def collect(out: Path) -> dict[str, object]:
-    """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest."""
+def collect(out: Path, redact: bool = True) -> dict[str, object]:
+    """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest;
+    `redact` hides host names, addresses, serials, UUIDs, user names and tokens (see advisor.redact)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError("the output folder exists and is not empty; choose a new one", where=str(out))
     out.mkdir(parents=True, exist_ok=True)
     steps: list[Step] = []
+    texts: dict[str, str] = {}
 
     def save(name: str, text: str, step: Step) -> None:
         step.output = name if text else ""
         if text:
-            (out / name).write_text(text, encoding="utf-8")
+            texts[name] = text
         steps.append(step)
 
     for name, argv in COMMANDS:
@@ -147,7 +154,19 @@ def collect(out: Path) -> dict[str, object]:
         "collected_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "nvidia_gpus": gpus_found,
         "summary": "NVIDIA GPUs found" if gpus_found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
+        "redacted": redact,
         "steps": [asdict(s) for s in steps],
     }
+    if redact:
+        clean = redacted({"files": texts, "steps": manifest["steps"]})
+        texts, manifest["steps"] = clean["files"], clean["steps"]
+    for name, text in texts.items():
+        (out / name).write_text(text, encoding="utf-8")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
+
+
+def redacted(bundle: dict[str, Any]) -> dict[str, Any]:
+    """A bundle's texts and steps through one redactor, learning from all of them before replacing any."""
+    clean: dict[str, Any] = Redactor().document(bundle)
+    return clean
