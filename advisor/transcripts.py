@@ -141,7 +141,9 @@ def write_new(path: Path, text: str) -> None:
 
 @dataclass
 class Recorder:
-    """One session's journal; `turn` after every answer, `close` at the end."""
+    """One session's journal; `turn` after every answer, `close` at the end. The ticket block (`brief`)
+    is written with the end record only: it evaluates the assumptions' other answers (tens of ms), which
+    no turn should wait for; a recovered session that never closed shows its last result without it."""
 
     path: Path
     redactor: Redactor | None
@@ -231,7 +233,7 @@ class Recorder:
             "understood": understood or {},
             "reply": reply,
             "format": "markdown" if markdown else "text",
-            "result": summary(rec, self.brief),
+            "result": summary(rec),  # the ticket block waits for `close`: it is off the answer's path
         }
         try:
             self._write(record)
