@@ -106,12 +106,18 @@ def _checked_layout(text: str, parse: Any, scenario: Any, kb: Any) -> Any:
 
 def _record(kind: str, engine: Any, args: argparse.Namespace, result: Any) -> None:
     """Write a transcript of a one-shot command: the command line as the question, the text report as the answer."""
+    from advisor.render.text import render
+    from advisor.render.ticket import brief
     from advisor.transcripts import Recorder
 
     recorder = Recorder.start(
-        kind, engine, Path(args.transcripts) if args.transcripts else None, args.lang, redact=not args.no_redact
+        kind,
+        engine,
+        Path(args.transcripts) if args.transcripts else None,
+        args.lang,
+        redact=not args.no_redact,
+        brief=lambda result: brief(result, engine.kb),
     )
-    from advisor.render.text import render
 
     reply = render(result, engine.kb)
     recorder.turn("advisor " + " ".join(args.argv or [kind]), reply, result)
@@ -200,7 +206,7 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
 def cmd_collect(args: argparse.Namespace) -> int:
     from advisor.collect import collect
 
-    manifest = collect(Path(args.output))
+    manifest = collect(Path(args.output), redact=args.redact)
     for step in manifest["steps"]:  # type: ignore[attr-defined]
         if step["status"] != "ok":
             print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
@@ -214,8 +220,9 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     from advisor import transcripts as t
 
     folder = Path(args.transcripts) if args.transcripts else t.default_folder()
+    problems: list[str] = []
     if args.action == "list":
-        rows = t.listing(folder) if folder.is_dir() else []
+        rows = t.listing(folder, problems) if folder.is_dir() else []
         for r in rows:
             state = (
                 "complete"
@@ -223,13 +230,13 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
                 else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
             )
             print(f"{r['id']}  {r['kind']:<9}  {r['started_at']}  {r['turns']} turns  {r['layout'] or ''}  {state}")
-        if not rows:
+        if not rows and not problems:
             print(f"no transcripts in {folder}")
-        return ExitCode.OK
+        return _report(problems)
     if args.action == "recover":
-        done = t.recover(folder) if folder.is_dir() else []
+        done = t.recover(folder, problems) if folder.is_dir() else []
         print(f"recovered {len(done)} transcript(s)" + "".join(f"\n  {p}" for p in done))
-        return ExitCode.OK
+        return _report(problems)
     if not args.id:
         raise InputError(
             f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`"
@@ -244,21 +251,18 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _report(problems: list[str]) -> int:
+    """Each journal that could not be read, one line each on stderr; UNUSABLE when there was one."""
+    for problem in problems:
+        print(f"advisor: error: {problem}", file=sys.stderr)
+    return ExitCode.UNUSABLE if problems else ExitCode.OK
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    import json
-
     from advisor.core.engine import Engine
-    from advisor.transcripts import replay
+    from advisor.transcripts import load, replay
 
-    path = Path(args.transcript)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not a JSON transcript: {exc}", where=str(path)) from None
-    if not isinstance(doc, dict) or doc.get("schema") != "advisor.transcript/1":
-        raise InputError("not an advisor.transcript/1 file", where=str(path))
+    doc = load(Path(args.transcript))
     r = replay(Engine.load(), doc, args.lang)
     if r.same:
         print(
@@ -270,6 +274,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"changed: today's rules on the recorded facts of {r.after.get('layout_label')}")
     else:
         print(f"changed: {r.before.get('layout_label')} then, {r.after.get('layout_label')} now")
+    if r.figures_changed:
+        print(
+            "  figures changed: "
+            + ", ".join(f"{name} {then} then, {now} now" for name, (then, now) in r.figures_changed.items())
+        )
     for label, items in (
         ("rules that now fire", r.fired_added),
         ("rules that no longer fire", r.fired_removed),
@@ -458,6 +467,13 @@ def parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("collect", help="gather host evidence into a folder for `advisor audit`")
     c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
+    c.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="hide host names, addresses, serials, UUIDs, user names and tokens, as transcripts do "
+        "(default: on; the bundle is meant to be sent; --no-redact keeps them)",
+    )
     c.set_defaults(func=cmd_collect)
 
     e = sub.add_parser("explain", parents=[common], help="a rule's page: what, why, example, sources")

@@ -3,7 +3,10 @@
 Runs each command that exists, with a time limit, and writes its output to a file in DIR; records
 every command that is missing, failed or timed out, and why, in DIR/manifest.json. Needs no root to
 succeed partially (lspci without root hides ACS lines; dmesg may be restricted), writes nothing
-outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so.
+outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so. Unless told
+not to, every file and the manifest are written through the transcripts' redactor (advisor.redact),
+learning from the whole bundle before writing any of it, so a host name a later file gives away is
+hidden in the earlier ones too; GPU names, PCI addresses and figures stay as the audit reads them.
 
 Bounded: each command runs at most TIMEOUT_S, all of them together at most DEADLINE_S, and gives at
 most OUTPUT_CAP bytes; each runs in its own process group, which is killed when it ends, so a hung
@@ -26,6 +29,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from advisor import __version__
 from advisor.errors import InputError
@@ -33,6 +37,7 @@ from advisor.files import pseudo_file
 from advisor.inputs.evidence import clean
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
 from advisor.inputs.evidence.topo import looks_like_topo
+from advisor.redact import Redactor
 
 TIMEOUT_S = 30  # one command
 DEADLINE_S = 90  # all commands together: seven hung tools once took 210 s
@@ -224,21 +229,26 @@ def gpus_found(step: Step, text: str) -> bool:
 
 
 def collect(
-    out: Path, limits: Limits | None = None, commands: tuple[tuple[str, list[str]], ...] = COMMANDS
+    out: Path,
+    limits: Limits | None = None,
+    commands: tuple[tuple[str, list[str]], ...] = COMMANDS,
+    redact: bool = True,
 ) -> dict[str, object]:
     """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest;
     InputError with one line when `out` cannot be made or written. Every command runs under its own
-    limit and all of them under one deadline (`limits`)."""
+    limit and all of them under one deadline (`limits`); `redact` hides host names, addresses, serials,
+    UUIDs, user names and tokens (see advisor.redact)."""
     check_output(out)
     _made(out)
     limits = limits or Limits()
     limits.started = time.monotonic()
     steps: list[Step] = []
+    texts: dict[str, str] = {}
 
     def save(name: str, text: str, step: Step) -> None:
         step.output = name if text else ""
         if text:
-            _write(out / name, text)
+            texts[name] = text
         steps.append(step)
 
     found = False
@@ -277,7 +287,19 @@ def collect(
         "collected_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "nvidia_gpus": found,
         "summary": "NVIDIA GPUs found" if found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
+        "redacted": redact,
         "steps": [asdict(s) for s in steps],
     }
+    if redact:
+        scrubbed = redacted({"files": texts, "steps": manifest["steps"]})
+        texts, manifest["steps"] = scrubbed["files"], scrubbed["steps"]
+    for name, text in texts.items():
+        _write(out / name, text)
     _write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def redacted(bundle: dict[str, Any]) -> dict[str, Any]:
+    """A bundle's texts and steps through one redactor, learning from all of them before replacing any."""
+    clean: dict[str, Any] = Redactor().document(bundle)
+    return clean

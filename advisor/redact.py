@@ -26,7 +26,7 @@ _QUANTITY_WORDS = frozenset(
     "per bytes byte num max min count size len length total avg mean kv prefill decode first last time".split()
 )
 _HOST_KEY = (
-    r"(?:hostname|host|hosts|node|nodename|node[_-]name|nodelist|node[_-]list|slurm_nodelist|slurm_job_nodelist"
+    r"(?:host[ _-]?name|host|hosts|node|nodename|node[_-]name|nodelist|node[_-]list|slurm_nodelist|slurm_job_nodelist"
     r"|slurmd_nodename|master[_-]addr|master[_-]address|head[_-]node|dist[_-]init[_-]addr|node[_-]ip[_-]address"
     r"|kubernetes\.io/hostname)"
 )
@@ -162,6 +162,24 @@ PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("host", re.compile(r"(?m)^\s{0,8}([A-Za-z][\w.-]{0,252})\s+slots\s*=\s*\d+"), 1),
     # ssh NAME: only a name with a digit, a dot or a dash (ssh into ... is prose)
     ("ssh-host", re.compile(r"(?<![\w-])ssh\s+(?:-[A-Za-z]\s+\S+\s+){0,4}([A-Za-z][\w.-]{0,252})(?![\w@.-])"), 1),
+    # a node named in prose ("on node gpu-a17 the card", "auf dem Knoten gpu-c09"): only a name with a
+    # digit and a dash or dot, so "the host H100" or "a node with 8 GPUs" stay as they are
+    (
+        "host",
+        re.compile(
+            r"(?i)(?<![\w-])(?:node|host|server|machine|box|knoten|rechner|maschine)\s{1,4}"
+            r"(?=[\w.-]{0,250}\d)([A-Za-z][A-Za-z0-9]{0,62}(?:[-.][A-Za-z0-9]{1,63}){1,8})(?![\w-])"
+        ),
+        1,
+    ),
+    # NCCL's interface:address<n> (eth0:fe80::1%eth0<0>): an address right after the interface's colon
+    (
+        "ip6",
+        re.compile(
+            r"(?<![\w-])[A-Za-z][\w.-]{0,15}:((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?:%[\w.-]{1,16})?<\d{1,3}>"
+        ),
+        1,
+    ),
     ("host", re.compile(r"(?i)(?<![\w-])--" + _HOST_KEY + r"(?:=|\s+)[\"']?([A-Za-z][\w.\[\],-]{0,252})"), 1),
     (
         "host",
@@ -205,6 +223,8 @@ NEEDLES: tuple[tuple[str, ...], ...] = (
     ("nccl",),
     ("slots",),
     ("ssh",),
+    ("node", "host", "server", "machine", "box", "knoten", "rechner", "maschine"),
+    ("<",),
     ("--",),
     ("host", "node", "master", "head", "dist", "kubernetes"),
 )
@@ -223,6 +243,8 @@ KEEP = frozenset(
         "255.255.255.255",
         "::",
         "::1",
+        "ff:ff:ff:ff:ff:ff",
+        "00:00:00:00:00:00",
         "none",
         "null",
         "true",
@@ -241,6 +263,8 @@ _PRIVATE_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 # the placeholder kind of a pattern kind (IPv6 addresses are ip-N like IPv4)
 _KIND = {"ip6": "ip", "ssh-host": "host"}
 _NUMBER = re.compile(r"[\d.,]{1,7}")
+_SIBLING = re.compile(r"([A-Za-z][A-Za-z0-9]{0,30}-(?:[A-Za-z0-9]{1,30}-){0,4}[A-Za-z]{0,8})\d{1,6}")  # stem, number
+_NODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}(?:-[A-Za-z0-9]{1,62}){0,8}")  # a DNS label, letter first
 _PUBLIC_HOSTS = frozenset("github.com gitlab.com huggingface.co hf.co nvcr.io docker.io ghcr.io quay.io".split())
 
 
@@ -259,6 +283,12 @@ class Redactor:
             self.counts[kind] = self.counts.get(kind, 0) + 1
             self.mapping[value] = f"{kind}-{self.counts[kind]}"
             self._index = None
+            first = value.split(".", 1)[0]
+            if kind == "host" and first != value and _NODE_NAME.fullmatch(first) and any(c.isdigit() for c in first):
+                # gpu-a17.cluster.example.org: the bare gpu-a17 in prose too (a numbered node name only,
+                # so a "proxy" or "registry" label does not hide the word everywhere)
+                if self._worth(first):
+                    self.placeholder(kind, first)
         return self.mapping[value]
 
     def _found(self, text: str) -> Iterator[tuple[int, int, str, str]]:
@@ -301,6 +331,7 @@ class Redactor:
     def text(self, text: str) -> str:
         """`text` with every sensitive value replaced; a value learned anywhere is replaced everywhere."""
         spans = [(s, e, self.placeholder(k, v)) for s, e, k, v in self._found(text)]
+        spans += self._sibling_spans(text)
         spans += self._known_spans(text)
         if not spans:
             return text
@@ -314,6 +345,24 @@ class Redactor:
             at = end
         out.append(text[at:])
         return "".join(out)
+
+    def _sibling_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Numbered node names next to a learned one: with gpu-a17 known, a bare gpu-a18 in prose is its
+        sibling (the same stem with a dash, then other digits)."""
+        stems = sorted(
+            {
+                m.group(1)
+                for v, name in self.mapping.items()
+                if name.startswith("host-")
+                for m in [_SIBLING.fullmatch(v)]
+                if m
+            }
+        )
+        if not stems:
+            return []
+        self.steps += 1
+        pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, stems)) + r")\d{1,6}(?![\w-])")
+        return [(m.start(), m.end(), self.placeholder("host", m.group(0))) for m in pattern.finditer(text)]
 
     def _known_spans(self, text: str) -> list[tuple[int, int, str]]:
         """Where the values learned so far occur as whole words of `text` (a host named bare in prose).

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import secrets
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,11 +64,20 @@ def rule_hashes(engine: Any) -> dict[str, str]:
     return out
 
 
-def summary(rec: Any) -> dict[str, Any] | None:
+Brief = Callable[[Any], dict[str, Any] | None]
+
+
+def summary(rec: Any, brief: Brief | None = None) -> dict[str, Any] | None:
     """What a recommendation or audit concluded, in the transcript's terms; an audit also carries what
-    `replay` needs (its facts with their evidence lines, scenario and layout)."""
+    `replay` needs (its facts with their evidence lines, scenario and layout). `brief` writes what a
+    support ticket needs in the result's language (advisor.render.ticket.brief, given by the caller)."""
     if rec is None:
         return None
+    ticket = brief(rec) if brief is not None else None
+    return {**_summary(rec), **({"ticket": ticket} if ticket else {})}
+
+
+def _summary(rec: Any) -> dict[str, Any]:
     if hasattr(rec, "findings") and hasattr(rec, "figures"):
         return {
             "layout": rec.layout.as_dict() if rec.layout else None,
@@ -131,7 +141,9 @@ def write_new(path: Path, text: str) -> None:
 
 @dataclass
 class Recorder:
-    """One session's journal; `turn` after every answer, `close` at the end."""
+    """One session's journal; `turn` after every answer, `close` at the end. The ticket block (`brief`)
+    is written with the end record only: it evaluates the assumptions' other answers (tens of ms), which
+    no turn should wait for; a recovered session that never closed shows its last result without it."""
 
     path: Path
     redactor: Redactor | None
@@ -140,6 +152,7 @@ class Recorder:
     closed: bool = False
     failed: str | None = None
     on_error: Callable[[str], None] | None = field(default=None, repr=False)
+    brief: Brief | None = field(default=None, repr=False)
     records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @classmethod
@@ -151,8 +164,10 @@ class Recorder:
         lang: str = "en",
         redact: bool = True,
         on_error: Callable[[str], None] | None = None,
+        brief: Brief | None = None,
     ) -> Recorder:
-        """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal."""
+        """Open a new journal in `folder`; a folder that cannot be written is reported, not fatal.
+        `brief(result)` gives the ticket block of a result (see `summary`)."""
         folder = folder or default_folder()
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         sid = f"{kind}-{stamp}-{secrets.token_hex(3)}"
@@ -169,7 +184,7 @@ class Recorder:
             "redacted": redact,
             "started_at": _now(),
         }
-        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error)
+        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error, brief=brief)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(rec.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -218,7 +233,7 @@ class Recorder:
             "understood": understood or {},
             "reply": reply,
             "format": "markdown" if markdown else "text",
-            "result": summary(rec),
+            "result": summary(rec),  # the ticket block waits for `close`: it is off the answer's path
         }
         try:
             self._write(record)
@@ -231,28 +246,139 @@ class Recorder:
             return None
         self.closed = True
         try:
-            self._write({"type": "end", "at": _now(), "result": summary(rec)})
+            self._write({"type": "end", "at": _now(), "result": summary(rec, self.brief)})
             return finish(self.path)
         except (OSError, TranscriptError) as exc:
             self._fail(f"transcript not finished: {getattr(exc, 'strerror', None) or exc}")
             return None
 
 
+MAX_BYTES = 64 * 1024 * 1024  # far above any consultation; a bigger file is not a transcript
+
+
+def read_text(path: Path, what: str = "transcript") -> str:
+    """A transcript file's text: only a regular file under the size limit, in UTF-8 (a journal's torn
+    last line, cut inside a character by a kill, is dropped)."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", where=str(path)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"not a regular file (a {what} is a file the advisor wrote)", where=str(path))
+    if info.st_size > MAX_BYTES:
+        raise InputError(f"{info.st_size:,} bytes is too large for a {what} (limit {MAX_BYTES:,})", where=str(path))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", where=str(path)) from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:4096]:
+        raise InputError(f"the {what} is UTF-16 or binary; transcripts are UTF-8 text", where=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head, newline, _torn = data.rpartition(b"\n")
+        if not newline or exc.start <= len(head):  # not only in a torn last line: not UTF-8 text
+            raise InputError(
+                f"the {what} is not UTF-8 text (invalid byte at offset {exc.start})", where=str(path)
+            ) from None
+    return read_utf8(head + b"\n", path, what)
+
+
+def read_utf8(data: bytes, path: Path, what: str) -> str:
+    """`data` as UTF-8, or one clear error."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the {what} is not UTF-8 text (invalid byte at offset {exc.start})", where=str(path)
+        ) from None
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _expect(value: Any, kinds: type | tuple[type, ...], path: str, where: str, wanted: str) -> Any:
+    """`value` if it has one of `kinds`, else one clear error naming the field (true/false is no number)."""
+    wanted_kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if isinstance(value, wanted_kinds) and (bool in wanted_kinds or not isinstance(value, bool)):
+        return value
+    raise InputError(f"{path}: expected {wanted}, got {_type_name(value)}", where=where)
+
+
+HEADER_FIELDS = ("id", "kind", "started_at")
+
+
+def check_header(header: dict[str, Any], where: str) -> None:
+    """The start record names the transcript: id, kind and start time as strings; hashes as strings."""
+    for key in HEADER_FIELDS:
+        if key not in header:
+            raise InputError(f"the transcript has no {key!r}", where=where)
+        _expect(header[key], str, key, where, "a string")
+    for key in ("advisor_version", "rule_base_hash", "knowledge_base_hash", "lang"):
+        if key in header:
+            _expect(header[key], str, key, where, "a string")
+    if "rule_hashes" in header:
+        hashes = _expect(header["rule_hashes"], dict, "rule_hashes", where, "an object")
+        for rid, h in hashes.items():
+            _expect(h, str, f"rule_hashes.{rid}", where, "a string")
+
+
+def check_result(result: Any, where: str, path: str = "result") -> None:
+    """A recorded result has the shapes the Markdown and replay read: figures an object of numbers,
+    findings a list of objects with rule, severity and title, rules a list of ids."""
+    if result is None:
+        return
+    _expect(result, dict, path, where, "an object")
+    if "figures" in result:
+        figures = _expect(result["figures"], dict, f"{path}.figures", where, "an object")
+        for name, value in figures.items():
+            if value is not None:
+                _expect(value, (int, float), f"{path}.figures.{name}", where, "a number or null")
+    if "findings" in result:
+        for i, f in enumerate(_expect(result["findings"], list, f"{path}.findings", where, "a list")):
+            _expect(f, dict, f"{path}.findings[{i}]", where, "an object")
+            for key in ("rule", "severity", "title"):
+                _expect(f.get(key), str, f"{path}.findings[{i}].{key}", where, "a string")
+    for key in ("rules", "sources"):
+        if key in result:
+            for i, item in enumerate(_expect(result[key], list, f"{path}.{key}", where, "a list")):
+                _expect(item, str, f"{path}.{key}[{i}]", where, "a string")
+    for key in ("layout_label",):
+        if result.get(key) is not None:
+            _expect(result[key], str, f"{path}.{key}", where, "a string")
+    for key in ("layout", "input", "ticket", "replay"):
+        if result.get(key) is not None:
+            _expect(result[key], dict, f"{path}.{key}", where, "an object")
+
+
 def read_journal(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
-    """Header, turns and end record of a journal; a torn last line (killed mid-write) is dropped."""
+    """Header, turns and end record of a journal; a torn last line (killed mid-write) is dropped; a
+    record of the wrong shape is refused with the line and field it is on."""
     header: dict[str, Any] | None = None
     turns: list[dict[str, Any]] = []
     end: dict[str, Any] | None = None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for n, line in enumerate(read_text(path, "journal").splitlines(), 1):
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
-        if record.get("type") == "start":
+        where = f"{path}:{n}"
+        _expect(record, dict, "journal record", where, "an object")
+        kind = record.get("type")
+        if kind == "start":
+            check_header(record, where)
             header = record
-        elif record.get("type") == "turn":
+        elif kind == "turn":
+            for key in ("said", "reply"):
+                _expect(record.get(key, ""), str, key, where, "a string")
+            _expect(record.get("understood") or {}, dict, "understood", where, "an object")
+            check_result(record.get("result"), where)
             turns.append(record)
-        elif record.get("type") == "end":
+        elif kind == "end":
+            check_result(record.get("result"), where)
             end = record
     if header is None:
         raise InputError("not a transcript journal (no start record)", where=str(path))
@@ -267,9 +393,9 @@ def document(path: Path) -> dict[str, Any]:
         "schema": SCHEMA,
         "id": header["id"],
         "kind": header["kind"],
-        "advisor_version": header["advisor_version"],
-        "rule_base_hash": header["rule_base_hash"],
-        "knowledge_base_hash": header["knowledge_base_hash"],
+        "advisor_version": header.get("advisor_version", "?"),
+        "rule_base_hash": header.get("rule_base_hash", "?"),
+        "knowledge_base_hash": header.get("knowledge_base_hash", "?"),
         "rule_hashes": header.get("rule_hashes", {}),
         "lang": header.get("lang", "en"),
         "redacted": header.get("redacted", True),
@@ -312,7 +438,13 @@ def markdown(doc: dict[str, Any]) -> str:
         "- " + (say("transcript_redacted") if doc["redacted"] else say("transcript_not_redacted")),
         "",
     ]
+    result = doc.get("result") or {}
+    ticket = result.get("ticket") if isinstance(result.get("ticket"), dict) else None
+    if ticket:
+        out += _ticket(ticket, lang)
     user, advisor = say("transcript_user"), say("transcript_advisor")
+    if ticket and doc["turns"]:
+        out += [f"## {say('transcript_conversation')}", ""]
     for t in doc["turns"]:
         reply = str(t.get("reply") or "")
         if t.get("format") == "markdown":
@@ -320,20 +452,71 @@ def markdown(doc: dict[str, Any]) -> str:
         else:
             shown = f"\n\n```text\n{reply.rstrip()}\n```" if "\n" in reply else f" {reply}"
         out += [f"**{user}:** {t['said']}", "", f"**{advisor}:**{shown}", ""]
-    result = doc.get("result")
-    if result:
+    if result and not ticket:
         out += [f"## {say('transcript_result')}", ""]
         if result.get("layout_label"):
             out.append(f"{say('transcript_layout')}: **{result['layout_label']}**")
         for name, value in (result.get("figures") or {}).items():
             if value is not None:
                 out.append(f"- {_label(name, lang)}: {value}")
-        if result.get("findings"):
-            out += ["", f"{label('findings', lang)}:"]
-            out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
-        if result.get("sources"):
-            out += ["", f"{label('sources', lang)}: " + ", ".join(result["sources"])]
+    if result.get("findings") and not (ticket and ticket.get("findings")):
+        out += ["", f"{label('findings', lang)}:"]
+        out += [f"- {f['severity']}: {f['title']} (`{f['rule']}`)" for f in result["findings"]]
+    if result.get("sources"):
+        out += ["", f"{label('sources', lang)}: " + ", ".join(result["sources"])]
     return "\n".join(out) + "\n"
+
+
+def _ticket(ticket: dict[str, Any], lang: str) -> list[str]:
+    """The summary a ticket opens with: question and answer, key figures, launch commands,
+    alternatives with why not, assumptions, open questions (audits: findings with their evidence)."""
+
+    def say(key: str) -> str:
+        return label(key, lang)
+
+    out = [f"## {say('transcript_summary')}", ""]
+    if ticket.get("question"):
+        out.append(f"- **{say('transcript_question')}:** {ticket['question']}")
+    answer, shown = ticket.get("answer") or "", ticket.get("layout") or ""
+    if shown:  # the layout as the launch lines and the tables name it, then what it means
+        rest = answer[len(shown) :].lstrip(" —") if answer.startswith(shown) else answer
+        out.append(f"- {say('transcript_layout')}: **{shown}**" + (f" — {rest}" if rest and rest != shown else ""))
+    elif answer:
+        out.append(f"- **{say('transcript_answer')}:** {answer}")
+    if ticket.get("deployed"):
+        out.append(f"- **{say('deployed_layout')}:** {ticket['deployed']}")
+    out.append("")
+    if ticket.get("figures"):
+        out += ["| | |", "|---|---:|"]
+        out += [f"| {name} | {value} |" for name, value in ticket["figures"]]
+        out.append("")
+    for f in ticket.get("findings") or []:
+        out.append(f"- **{f['severity']}** — {f['title']} (`{f['rule']}`)")
+        if f.get("fix"):
+            out.append(f"  *{say('fix')}:* {f['fix']}")
+        out += [f"  *{say('evidence')}:* `{line}`" for line in f.get("evidence") or []]
+    if ticket.get("findings"):
+        out.append("")
+    if ticket.get("launch"):
+        out += [f"## {say('launch')}", ""]
+        for engine, cmd in ticket["launch"].items():
+            out += [f"{engine}:", "```sh", cmd, "```"]
+        out.append("")
+    if ticket.get("alternatives"):
+        out += [f"## {say('alternatives')}", ""]
+        out += [f"- **{a['layout']}** — {say('why_not')}: {a['why_not'] or '–'}" for a in ticket["alternatives"]]
+        out.append("")
+    if ticket.get("assumptions"):
+        out += [f"## {say('assumptions_head')}", ""]
+        for a in ticket["assumptions"]:
+            out.append(f"- {a['assumed']}")
+            out += [f"  - {say('otherwise')}: {b}" for b in a.get("otherwise") or []]
+        out.append("")
+    if ticket.get("open_questions"):
+        out += [f"## {say('unknowns')}", ""]
+        out += [f"- {q}" for q in ticket["open_questions"]]
+        out.append("")
+    return out
 
 
 def finish(journal: Path) -> tuple[Path, Path]:
@@ -346,24 +529,42 @@ def finish(journal: Path) -> tuple[Path, Path]:
     return md_path, json_path
 
 
-def recover(folder: Path) -> list[Path]:
-    """Complete every journal without final files (a session that was killed)."""
+def journals(folder: Path) -> list[Path]:
+    """The journals of a transcript folder, in name order."""
+    try:
+        return sorted(folder.glob("*.journal"))
+    except OSError as exc:
+        raise InputError(f"cannot read the transcript folder: {exc.strerror or exc}", where=str(folder)) from None
+
+
+def recover(folder: Path, problems: list[str] | None = None) -> list[Path]:
+    """Complete every journal without final files (a session that was killed); a journal that cannot
+    be read is named in `problems` (raised when no list is given) and the others are still recovered."""
     done = []
-    for journal in sorted(folder.glob("*.journal")):
+    for journal in journals(folder):
         if journal.with_suffix(".json").exists():
             continue
-        finish(journal)
+        try:
+            finish(journal)
+        except InputError as exc:
+            if problems is None:
+                raise
+            problems.append(exc.one_line())
+            continue
         done.append(journal.with_suffix(".json"))
     return done
 
 
-def listing(folder: Path) -> list[dict[str, Any]]:
-    """Every transcript in a folder: id, kind, start, turns, complete, layout."""
+def listing(folder: Path, problems: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every transcript in a folder: id, kind, start, turns, complete, layout; a journal that cannot be
+    read is named in `problems`."""
     rows = []
-    for journal in sorted(folder.glob("*.journal")):
+    for journal in journals(folder):
         try:
             doc = document(journal)
-        except (AdvisorError, OSError, KeyError):
+        except AdvisorError as exc:
+            if problems is not None:
+                problems.append(exc.one_line())
             continue
         result = doc.get("result") or {}
         rows.append(
@@ -382,7 +583,7 @@ def listing(folder: Path) -> list[dict[str, Any]]:
 
 def find(folder: Path, ident: str) -> Path:
     """The journal of a transcript id (or a unique prefix of it)."""
-    matches = [p for p in folder.glob("*.journal") if p.stem == ident or p.stem.startswith(ident)]
+    matches = [p for p in journals(folder) if p.stem == ident or p.stem.startswith(ident)]
     if len(matches) != 1:
         raise InputError(
             f"{'no' if not matches else 'more than one'} transcript matches {ident!r}",
@@ -405,6 +606,7 @@ class Replay:
     rules_changed: list[str]
     fired_added: list[str]
     fired_removed: list[str]
+    figures_changed: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name: (then, now)
 
 
 def _raw_scenario(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -416,6 +618,47 @@ def _raw_scenario(inputs: dict[str, Any]) -> dict[str, Any]:
     raw["hardware"] = hw
     raw["workload"] = {k: v for k, v in inputs["workload"].items() if v is not None}
     return raw
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A JSON transcript (`advisor.transcript/1`) read and checked for the shapes replay reads."""
+    try:
+        doc = json.loads(read_text(path))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"not a JSON transcript: {str(exc)[:200]}", where=str(path)) from None
+    where = str(path)
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError(f"not an {SCHEMA} file", where=where)
+    check_header(doc, where)
+    check_result(doc.get("result"), where)
+    if doc["kind"] == "audit":
+        recorded = (doc.get("result") or {}).get("replay")
+        if recorded is not None:
+            _check_audit_replay(recorded, where)
+    else:
+        inputs = doc.get("inputs")
+        if inputs is not None:
+            _expect(inputs, dict, "inputs", where, "an object")
+            for key in ("hardware", "workload"):
+                if key not in inputs:
+                    raise InputError(f"inputs: the recorded scenario has no {key!r}", where=where)
+                _expect(inputs[key], dict, f"inputs.{key}", where, "an object")
+            _expect(inputs.get("model"), str, "inputs.model", where, "a string")
+    return doc
+
+
+def _check_audit_replay(recorded: Any, where: str) -> None:
+    """An audit's recorded facts: each a scalar value with its evidence line; scenario and deployment mappings."""
+    _expect(recorded, dict, "result.replay", where, "an object")
+    facts = _expect(recorded.get("facts") or {}, dict, "result.replay.facts", where, "an object")
+    for name, fact in facts.items():
+        _expect(fact, dict, f"result.replay.facts.{name}", where, "an object")
+        _expect(fact.get("value"), (str, int, float, bool), f"result.replay.facts.{name}.value", where, "a value")
+    _expect(recorded.get("scenario") or {}, dict, "result.replay.scenario", where, "an object")
+    dep = _expect(recorded.get("deployment") or {}, dict, "result.replay.deployment", where, "an object")
+    for key, value in dep.items():
+        if key in ("tp", "pp", "dp", "ep"):
+            _expect(value, int, f"result.replay.deployment.{key}", where, "an integer")
 
 
 def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
@@ -435,10 +678,17 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
             raise InputError("this transcript has no scenario to replay")
         rec = engine.evaluate(build(_raw_scenario(dict(doc["inputs"])), engine.kb, where="transcript"), lang)
         after = summary(rec) or {}
+    after = json.loads(json.dumps(after, default=str))  # compared as the transcript holds it
     then, now = doc.get("rule_hashes", {}), rule_hashes(engine)
     fired_then, fired_now = set(before.get("rules", [])), set(after.get("rules", []))
+    figures_then, figures_now = before.get("figures") or {}, after.get("figures") or {}
+    figures = {
+        name: (figures_then.get(name), figures_now.get(name))
+        for name in sorted(set(figures_then) | set(figures_now))
+        if figures_then.get(name) != figures_now.get(name)
+    }
     return Replay(
-        same=before.get("layout") == after.get("layout") and fired_then == fired_now,
+        same=before.get("layout") == after.get("layout") and fired_then == fired_now and not figures,
         before=before,
         after=after,
         rule_base_changed=doc.get("rule_base_hash") != engine.rule_base_hash,
@@ -447,6 +697,7 @@ def replay(engine: Any, doc: dict[str, Any], lang: str = "en") -> Replay:
         rules_changed=sorted(r for r in set(now) & set(then) if now[r] != then[r]),
         fired_added=sorted(fired_now - fired_then),
         fired_removed=sorted(fired_then - fired_now),
+        figures_changed=figures,
     )
 
 

@@ -84,6 +84,9 @@ KEPT = [
     "bus 0000:17:00.0 at 12:30:45",
     "https://github.com/vllm-project/vllm/issues/1",
     "NCCL_P2P_LEVEL=PHB NCCL_IB_DISABLE=1",
+    "each node has 8 GPUs; the host e.g. runs pre-fill on node one-by-one",
+    "auf dem Knoten laufen 4 Karten, der Server hat 2 Sockel",
+    "link/ether brd ff:ff:ff:ff:ff:ff",
 ]
 
 

@@ -187,6 +187,14 @@ def test_recorded_transcripts_validate(cli, tmp_path):
     assert doc["kind"] == "audit" and any(f["suppressed"] for f in doc["result"]["findings"])
 
 
+def test_the_golden_transcripts_validate_with_their_ticket_blocks():
+    from tests.golden import FOLDER
+
+    for path in sorted(FOLDER.glob("*.json")):
+        doc = valid(json.loads(path.read_text()))
+        assert doc["result"]["ticket"]["question"], path.name
+
+
 def test_a_finding_has_one_shape_in_every_document(cli, tmp_path):
     _, out, _ = cli("recommend", "--model", "Qwen3-235B-A22B", "--gpu", "h100 sxm", "--gpus", "8", "--format", "json")
     recommended = json.loads(out)["findings"][0]
