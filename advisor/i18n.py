@@ -159,6 +159,9 @@ class _Filler(string.Formatter):
             return f"{self.format_field(value, '')} {noun}"
         if value is None:
             return "?"
+        if format_spec == "name" and isinstance(value, str):  # {tp_link:name}: 'pcie' as the reader says it
+            named = _labels().get(f"name_{value}")
+            return named.get(self.lang) if named is not None else value
         if isinstance(value, bool):
             return yes_no(value, self.lang)
         if not isinstance(value, (int, float)):
@@ -175,7 +178,8 @@ def fill(template: str, values: Mapping[str, Any], lang: str = DEFAULT_LANG) -> 
     """A template with its `{name}` fields filled from `values` as `lang` writes them; unknown ones show '?'.
 
     `{name:|one|many}` writes the number and the noun in its singular or plural form ("1 conversation",
-    "83 conversations"; "1 Gespräch", "83 Gespräche")."""
+    "83 conversations"; "1 Gespräch", "83 Gespräche"); `{name:name}` writes a value such as 'pcie' as
+    the label `name_pcie` of advisor/labels.yaml says it ("PCIe")."""
     if "{" not in template:
         return template
     return _Filler(lang).vformat(template, (), dict(values))
