@@ -147,6 +147,9 @@ def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
         return "", Step("", command, "failed", str(exc), time.monotonic() - start)
     try:
         raw, raw_err, stopped = _drain(proc, seconds, limits.cap)
+        if not stopped:  # its output ended: let it exit on its own before its group is ended
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.1, min(5.0, seconds - (time.monotonic() - start))))
     finally:
         _stop(proc)
     took = round(time.monotonic() - start, 3)

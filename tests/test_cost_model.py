@@ -155,3 +155,20 @@ def test_the_new_estimates_stand_in_the_json_contract_beside_the_old_names(cli):
     for name in ("decode_tokens_per_s_upper_bound", "one_user_tokens_per_s", "throughput_tokens_per_s", "ttft_ms"):
         assert isinstance(figures[name], int | float) and figures[name] > 0, name
     assert figures["one_user_tokens_per_s"] < figures["decode_tokens_per_s_upper_bound"]
+
+
+def test_the_fast_link_rule_agrees_with_placing_every_copy():
+    """The layout search works links out from the first node's copies; placing every copy on real GPU
+    ids must give the same links."""
+    from advisor.core.layouts import aligned_links, candidates
+
+    for machine in (
+        Machine(nodes=3, per_node=8, domain=4, nvlink=True),
+        Machine(nodes=2, per_node=8, domain=8, nvlink=True),
+        Machine(nodes=4, per_node=4, domain=1, nvlink=False),
+        Machine(nodes=2, per_node=1, domain=1, nvlink=False),
+    ):
+        for layout in candidates(machine, 126, moe=True):
+            placed = place(layout, machine)
+            assert placed is not None, layout
+            assert aligned_links(layout, machine) == placed.links(), (machine, layout)

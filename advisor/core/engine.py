@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.facts import Origin, scenario_facts
-from advisor.core.formulas.calc import Calculator
+from advisor.core.formulas.calc import Calculator, Planned
 from advisor.core.layouts import Layout, candidates, link_facts, machine_of
 from advisor.core.records import (
     NO_TEXT,
@@ -132,16 +132,21 @@ class Engine:
     # --- evaluation --------------------------------------------------------------------------
 
     def candidate(
-        self, layout: Layout, env: Mapping[str, Any], trace: Mapping[str, str], known: Mapping[str, Any] | None = None
+        self,
+        layout: Layout,
+        env: Mapping[str, Any],
+        trace: Mapping[str, str],
+        known: Mapping[str, Any] | None = None,
+        plan: list[Planned] | None = None,
     ) -> Candidate:
         """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
-        layout formulas' results."""
+        layout formulas' results (`plan`: the scenario's plan of them, made once for all layouts)."""
         lenv = dict(env)
         lenv.update(link_facts(layout, env))
         if known:
             lenv.update(known)
         ltrace = dict(trace)
-        self.calc.run(lenv, self.calc.layout_ids, ltrace)
+        self.calc.run_plan(lenv, plan if plan is not None else self.calc.plan(env, self.calc.layout_ids), ltrace)
         return Candidate(layout, lenv, ltrace, {})
 
     def evaluate(
@@ -176,7 +181,8 @@ class Engine:
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
         layout_known = {k: v for k, v in (known or {}).items() if k in self.layout_fact_names}
-        cands = [self.candidate(x, env, trace, layout_known if x == only else None) for x in layouts]
+        plan = self.calc.plan(env, self.calc.layout_ids)
+        cands = [self.candidate(x, env, trace, layout_known if x == only else None, plan) for x in layouts]
         self._scenario_from_layouts(env, cands, origin)
         for c in cands:
             for name in FROM_LAYOUTS:

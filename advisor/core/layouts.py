@@ -160,7 +160,7 @@ class Placement:
         return {
             "tp": LINK_ORDER[worst["tp"]],
             "pp": LINK_ORDER[worst["pp"]],
-            "ep": (m.link(self.starts[0], self.starts[-1] + lay.gpus_per_replica - 1) if lay.ep > 1 else "none"),
+            "ep": ep_link(lay, m, self.starts[0], self.starts[-1]),
             "dp": span,
         }
 
@@ -197,8 +197,12 @@ def max_copies(size: int, machine: Machine) -> int:
 
 def candidates(machine: Machine, n_layers: int, moe: bool) -> Iterator[Layout]:
     """Every layout worth comparing: as many copies of each size as fit without straddling, TP within a
-    node or over whole nodes, PP at most one stage per layer."""
+    node or over whole nodes, PP at most one stage per layer. A copy larger than a node takes whole
+    nodes: one that ends part-way into a node would leave the rest of that node idle, since the next copy
+    starts on a node boundary, so the copy of those whole nodes is compared instead."""
     for per_replica in range(1, machine.total + 1):
+        if per_replica > machine.per_node and per_replica % machine.per_node:
+            continue
         replicas = max_copies(per_replica, machine)
         if not replicas:
             continue
@@ -227,16 +231,69 @@ def machine_of(env: Mapping[str, Any]) -> Machine:
     return Machine(int(env["total_gpus"]) // per_node, per_node, int(env["nvlink_domain_size"] or 1), nvlink)
 
 
+def aligned_links(layout: Layout, machine: Machine) -> dict[str, str] | None:
+    """The links of `layout` placed as `place` places it, worked out from the copies of the first node
+    alone (every node holds the same pattern), so the cost does not grow with the cluster; None when the
+    copies do not all fit without straddling."""
+    g, per_node = layout.gpus_per_replica, machine.per_node
+    if g > per_node:
+        span = -(-g // per_node) * per_node  # a copy larger than a node starts on a node boundary
+        starts, last_start = [0], (layout.replicas - 1) * span
+    else:
+        starts, cursor = [], 0
+        while True:
+            start = machine.start(cursor, g)
+            if start + g > per_node:
+                break
+            starts.append(start)
+            cursor = start + g
+        if not starts:
+            return None
+        per = len(starts)
+        last_start = (layout.replicas - 1) // per * per_node + starts[(layout.replicas - 1) % per]
+    if last_start + g > machine.total:
+        return None
+    tp_worst = pp_worst = 0
+    groups = min(layout.pp, per_node) if layout.tp > 1 else 0  # group offsets repeat within per_node groups
+    for start in starts:
+        for stage in range(groups):
+            first = start + stage * layout.tp
+            tp_worst = max(tp_worst, LINK_ORDER.index(machine.link(first, first + layout.tp - 1)))
+        if layout.pp > 1:  # the hand-offs' ranges overlap on every TP group and cover the whole copy
+            pp_worst = max(pp_worst, LINK_ORDER.index(machine.link(start, start + g - 1)))
+    worst = {"tp": tp_worst, "pp": pp_worst}
+    span_link = machine.link(0, last_start + g - 1) if layout.replicas > 1 else "none"
+    return {
+        "tp": LINK_ORDER[worst["tp"]],
+        "pp": LINK_ORDER[worst["pp"]],
+        "ep": ep_link(layout, machine, 0, last_start),
+        "dp": span_link,
+    }
+
+
+def ep_link(layout: Layout, machine: Machine, first_start: int, last_start: int) -> str:
+    """The slowest link inside an expert-parallel group: each pipeline stage's TP groups of every copy,
+    from the first copy's (at `first_start`) to the last copy's (at `last_start`)."""
+    if layout.ep < 2:
+        return "none"
+    worst = 0
+    for stage in range(layout.pp):
+        offset = stage * layout.tp
+        link = machine.link(first_start + offset, last_start + offset + layout.tp - 1)
+        worst = max(worst, LINK_ORDER.index(link))
+    return LINK_ORDER[worst]
+
+
 def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | None = None) -> dict[str, Any]:
     """Per-layout facts about placement and links: which link TP, PP, EP and the copies cross, at what
     bandwidth and measured latency (the scenario's `pcie_latency_us`, ...; 0 where none is known)."""
     machine = machine_of(env)
-    placement = placement or place(layout, machine) or place(layout, machine, strict=False)
-    links = (
-        placement.links()
-        if placement is not None
-        else {"tp": "network", "pp": "network", "ep": "network", "dp": "network"}
-    )
+    straddles = False
+    links = placement.links() if placement is not None else aligned_links(layout, machine)
+    if links is None:  # a layout the user named that cannot be placed without straddling
+        placement = place(layout, machine, strict=False)
+        straddles = bool(placement and placement.straddles())
+        links = placement.links() if placement is not None else dict.fromkeys(("tp", "pp", "ep", "dp"), "network")
     speeds = {"nvlink": env.get("nvlink_gbs"), "pcie": env.get("pcie_gbs"), "network": env.get("node_link_gbs")}
     tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
     per_node, domain = machine.per_node, machine.domain
@@ -247,7 +304,7 @@ def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | No
         "replicas": layout.replicas,
         "gpus_per_replica": g,
         "idle_gpus": env["total_gpus"] - layout.gpus,
-        "copy_straddles_nodes": bool(placement and placement.straddles()),
+        "copy_straddles_nodes": straddles,
         "tp_spans_nvlink_domains": machine.nvlink and tp > domain,
         "tp_spans_nodes": tp > per_node or links["tp"] == "network",
         "pp_spans_nodes": pp > 1 and links["pp"] == "network",

@@ -14,13 +14,25 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.errors import KnowledgeError
 from advisor.i18n import Message, Text
 from advisor.kb.expr import Expression, parse
 from advisor.kb.knowledge import FormulaSpec, Knowledge
 from advisor.kb.paths import knowledge_dir
+
+_INFINITE = (float("inf"), float("-inf"))
+
+
+class Planned(NamedTuple):
+    """One formula of a scenario's plan: its result, id, evaluator, and the per-layout condition."""
+
+    result: str
+    fid: str
+    evaluate: Callable[[Mapping[str, Any]], Any]
+    when: Expression | None
+    fast_when: Callable[[Mapping[str, Any]], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +105,7 @@ class Calculator:
     def __init__(self, kb: Knowledge) -> None:
         known = set(kb.facts)
         self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
-        fast = _generated(kb)
+        fast, self._conditions = _generated(kb)
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
             where = f"{spec.where} formula {spec.id}"
@@ -114,6 +126,38 @@ class Calculator:
                 self.layout_ids.append(fid)
                 layout.add(f.spec.result)
         self.scenario_ids = [fid for fid in self.order if fid not in set(self.layout_ids)]
+        self.layout_varying = frozenset(layout)  # the link facts and every result computed from them
+
+    def plan(self, env: Mapping[str, Any], ids: Iterable[str]) -> list[Planned]:
+        """The formulas `ids` for one scenario's candidate layouts: a condition that reads only scenario
+        facts is decided here, once (the formula dropped where it does not hold); `when` stays only on
+        the formulas whose condition must be checked per layout."""
+        out = []
+        for fid in ids:
+            f = self.formulas[fid]
+            per_layout = f.when is not None and bool(f.when.names & self.layout_varying)
+            if f.when is None or per_layout or f.applies(env):
+                evaluate = f.fast if f.fast is not None else f.expr.evaluate
+                when = f.when if per_layout else None
+                out.append(Planned(f.spec.result, fid, evaluate, when, self._conditions.get(fid) if when else None))
+        return out
+
+    def run_plan(self, env: dict[str, Any], plan: Iterable[Planned], trace: dict[str, str]) -> None:
+        """Compute a plan (see `plan`) into `env`, as `run` does."""
+        for result, fid, evaluate, when, fast_when in plan:
+            if result in trace:
+                continue
+            if when is not None:
+                holds = fast_when(env) if fast_when is not None else None
+                if holds is None:  # a fact it reads is unknown: the three-valued interpreter decides
+                    holds = when.evaluate(env) is True
+                if not holds:
+                    continue
+            value = evaluate(env)
+            if value.__class__ is float and (value != value or value in _INFINITE):
+                value = None
+            env[result] = value
+            trace[result] = fid
 
     def run(self, env: dict[str, Any], ids: Iterable[str], trace: dict[str, str]) -> None:
         """Compute the formulas `ids` in order into `env`; `trace` maps each result to its formula."""
@@ -136,13 +180,14 @@ def source_hash(root: Path | None = None) -> str:
     return hashlib.sha256(((root or knowledge_dir()) / "formulas.yaml").read_bytes()).hexdigest()[:16]
 
 
-def _generated(kb: Knowledge) -> dict[str, Callable[[Mapping[str, Any]], Any]]:
-    """The generated plain-Python formulas, if they were generated from this very formulas.yaml."""
+def _generated(kb: Knowledge) -> tuple[dict[str, Callable[[Mapping[str, Any]], Any]], dict[str, Callable[..., Any]]]:
+    """The generated plain-Python formulas and conditions, if they were generated from this very
+    formulas.yaml."""
     from advisor.core.formulas import generated as formulas_generated
 
     if not (kb.root / "formulas.yaml").is_file() or source_hash(kb.root) != formulas_generated.SOURCE_HASH:
-        return {}
-    return dict(formulas_generated.FUNCTIONS)
+        return {}, {}
+    return dict(formulas_generated.FUNCTIONS), dict(getattr(formulas_generated, "CONDITIONS", {}))
 
 
 def _topological(formulas: Mapping[str, Formula]) -> list[str]:

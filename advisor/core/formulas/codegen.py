@@ -30,8 +30,33 @@ class _Python(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         assert isinstance(node.func, ast.Name)
+        if node.func.id == "known":  # reached only when every name is known: see `when_function`
+            self.visit(node.args[0])
+            return ast.Constant(value=True)
         args = [self.visit(a) for a in node.args]
         return ast.Call(func=ast.Name(id=FUNCTIONS[node.func.id], ctx=ast.Load()), args=args, keywords=[])
+
+
+def when_function(name: str, tree: ast.expr) -> list[str]:
+    """A condition as plain Python, for the case where every fact it names is known (then the rule
+    language's three-valued logic is two-valued); None where one is unknown or the comparison fails, and
+    the caller interprets the tree instead."""
+    tr = _Python()
+    body = ast.unparse(tr.visit(ast.fix_missing_locations(ast.Expression(body=_copy(tree)))).body)
+    lines = [f"def {name}(env: Mapping[str, Any]) -> Any:"]
+    lines += [f'    v_{n} = env.get("{n}")' for n in tr.names]
+    if tr.names:
+        lines.append("    if " + " or ".join(f"v_{n} is None" for n in tr.names) + ":")
+        lines.append("        return None")
+    lines += [
+        "    try:",
+        f"        return bool({body})",
+        "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
+        "        return None",
+        "",
+        "",
+    ]
+    return lines
 
 
 def render(root: Path | None = None) -> str:
@@ -55,6 +80,7 @@ def render(root: Path | None = None) -> str:
         "",
     ]
     table = []
+    conditions = []
     for fid in sorted(calc.formulas):
         f = calc.formulas[fid]
         tr = _Python()
@@ -75,7 +101,11 @@ def render(root: Path | None = None) -> str:
             "",
         ]
         table.append(f'    "{fid}": {name},')
+        if f.when is not None:
+            lines += when_function("w_" + fid.replace("-", "_"), f.when.tree)
+            conditions.append(f'    "{fid}": w_{fid.replace("-", "_")},')
     lines += ["FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *table, "}", ""]
+    lines += ["CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *conditions, "}", ""]
     return "\n".join(lines)
 
 

@@ -44,12 +44,32 @@ def f_allreduce_bytes(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_allreduce_bytes(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_allreduce_count(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     if v_n_layers is None:
         return None
     try:
         return 2 * v_n_layers
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_allreduce_count(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -64,6 +84,16 @@ def f_allreduce_mib(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_allreduce_mib(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_attention_flops_gqa(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     v_n_heads = env.get("n_heads")
@@ -72,6 +102,16 @@ def f_attention_flops_gqa(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return 4 * v_n_layers * v_n_heads * v_head_dim
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_attention_flops_gqa(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention != 'mla')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -89,6 +129,16 @@ def f_attention_flops_mla(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_attention_flops_mla(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention == 'mla')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_bubble_gpipe(env: Mapping[str, Any]) -> Any:
     v_pp = env.get("pp")
     v_micro_batches = env.get("micro_batches")
@@ -100,6 +150,16 @@ def f_bubble_gpipe(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_bubble_gpipe(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_bubble_megatron(env: Mapping[str, Any]) -> Any:
     v_pp = env.get("pp")
     v_micro_batches = env.get("micro_batches")
@@ -107,6 +167,16 @@ def f_bubble_megatron(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return (v_pp - 1) / v_micro_batches
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_bubble_megatron(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -156,12 +226,32 @@ def f_decode_batch(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_decode_batch(env: Mapping[str, Any]) -> Any:
+    v_users = env.get("users")
+    if v_users is None:
+        return None
+    try:
+        return bool(True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_decode_batch_full(env: Mapping[str, Any]) -> Any:
     v_conversations_per_replica = env.get("conversations_per_replica")
     if v_conversations_per_replica is None:
         return None
     try:
         return max(v_conversations_per_replica, 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_decode_batch_full(env: Mapping[str, Any]) -> Any:
+    v_users = env.get("users")
+    if v_users is None:
+        return None
+    try:
+        return bool(not True)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -202,9 +292,29 @@ def f_embedding_params(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_embedding_params(env: Mapping[str, Any]) -> Any:
+    v_vocab = env.get("vocab")
+    if v_vocab is None:
+        return None
+    try:
+        return bool(True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
+    v_vocab = env.get("vocab")
+    if v_vocab is None:
+        return None
+    try:
+        return bool(not True)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -223,6 +333,16 @@ def f_ep_alltoall(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_ep_alltoall(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_expert_batch(env: Mapping[str, Any]) -> Any:
     v_micro_batch = env.get("micro_batch")
     v_expert_shards = env.get("expert_shards")
@@ -235,9 +355,29 @@ def f_expert_batch(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_expert_batch(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_expert_fraction_dense(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_fraction_dense(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'dense')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -253,6 +393,16 @@ def f_expert_fraction_moe(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_expert_fraction_moe(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_expert_params(env: Mapping[str, Any]) -> Any:
     v_moe_layers = env.get("moe_layers")
     v_n_experts = env.get("n_experts")
@@ -262,6 +412,16 @@ def f_expert_params(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_moe_layers * v_n_experts * 3 * v_hidden * v_moe_inter
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_params(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'moe')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -287,12 +447,32 @@ def f_fits_serving(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_fits_serving(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_fits_training(env: Mapping[str, Any]) -> Any:
     v_cache_gib_per_gpu = env.get("cache_gib_per_gpu")
     if v_cache_gib_per_gpu is None:
         return None
     try:
         return v_cache_gib_per_gpu > 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_fits_training(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -305,6 +485,16 @@ def f_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_grad_allreduce_bytes * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_replicas = env.get("replicas")
+    if v_replicas is None:
+        return None
+    try:
+        return bool(v_replicas > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -365,6 +555,16 @@ def f_kv_per_conversation(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_kv_per_conversation(env: Mapping[str, Any]) -> Any:
+    v_local_attention = env.get("local_attention")
+    if v_local_attention is None:
+        return None
+    try:
+        return bool(v_local_attention == 'none')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
     v_kv_bytes_per_token = env.get("kv_bytes_per_token")
     v_n_layers = env.get("n_layers")
@@ -379,6 +579,16 @@ def f_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
+    v_local_attention = env.get("local_attention")
+    if v_local_attention is None:
+        return None
+    try:
+        return bool(v_local_attention != 'none')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
     v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
     v_context_tokens = env.get("context_tokens")
@@ -386,6 +596,16 @@ def f_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_kv_bytes_per_token_per_gpu * v_context_tokens / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
+    v_local_attention = env.get("local_attention")
+    if v_local_attention is None:
+        return None
+    try:
+        return bool(v_local_attention == 'none')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -405,6 +625,16 @@ def f_kv_per_conversation_per_gpu_local(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_kv_per_conversation_per_gpu_local(env: Mapping[str, Any]) -> Any:
+    v_local_attention = env.get("local_attention")
+    if v_local_attention is None:
+        return None
+    try:
+        return bool(v_local_attention != 'none')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_token_gqa(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     v_n_kv_heads = env.get("n_kv_heads")
@@ -418,6 +648,16 @@ def f_kv_per_token_gqa(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_kv_per_token_gqa(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention != 'mla')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_token_mla(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     v_kv_lora_rank = env.get("kv_lora_rank")
@@ -427,6 +667,16 @@ def f_kv_per_token_mla(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_n_layers * (v_kv_lora_rank + v_qk_rope_dim) * v_kv_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_kv_per_token_mla(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention == 'mla')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -446,6 +696,16 @@ def f_kv_per_token_per_gpu_gqa(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_kv_per_token_per_gpu_gqa(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention != 'mla')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_kv_per_token_per_gpu_mla(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     v_pp = env.get("pp")
@@ -456,6 +716,16 @@ def f_kv_per_token_per_gpu_mla(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return _ceil(v_n_layers / v_pp) * (v_kv_lora_rank + v_qk_rope_dim) * v_kv_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_kv_per_token_per_gpu_mla(env: Mapping[str, Any]) -> Any:
+    v_attention = env.get("attention")
+    if v_attention is None:
+        return None
+    try:
+        return bool(v_attention == 'mla')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -477,6 +747,17 @@ def f_micro_batches_serving(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_requests_per_replica
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_micro_batches_serving(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_micro_batches = env.get("micro_batches")
+    if v_workload_kind is None or v_micro_batches is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and (not True))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -539,6 +820,16 @@ def f_pp_bytes(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_pp_bytes(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_pp_handoff_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
@@ -546,9 +837,29 @@ def f_pp_handoff_none(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_pp_handoff_none(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_pp_handoff_none_one(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_pp_handoff_none_one(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -566,6 +877,16 @@ def f_pp_handoff_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_pp_handoff_time(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_pp_handoff_time_one(env: Mapping[str, Any]) -> Any:
     v_pp_link_latency_us = env.get("pp_link_latency_us")
     v_activation_bytes_per_token = env.get("activation_bytes_per_token")
@@ -574,6 +895,16 @@ def f_pp_handoff_time_one(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_pp_link_latency_us / 1000 + v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_pp_handoff_time_one(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -587,6 +918,16 @@ def f_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_prompt_tokens * v_allreduce_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9) * 10 ** 3
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -619,6 +960,16 @@ def f_prefill_compute_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_prefill_compute_time(env: Mapping[str, Any]) -> Any:
+    v_gpu_tflops = env.get("gpu_tflops")
+    if v_gpu_tflops is None:
+        return None
+    try:
+        return bool(True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
     try:
         return 0
@@ -626,9 +977,29 @@ def f_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
+    v_gpu_tflops = env.get("gpu_tflops")
+    if v_gpu_tflops is None:
+        return None
+    try:
+        return bool(not True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_ep_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_ep_none(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -649,9 +1020,29 @@ def f_prefill_ep_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_prefill_ep_time(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_pp_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_pp_none(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -670,9 +1061,29 @@ def f_prefill_pp_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_prefill_pp_time(env: Mapping[str, Any]) -> Any:
+    v_pp = env.get("pp")
+    if v_pp is None:
+        return None
+    try:
+        return bool(v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_tp_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_tp_none(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -685,6 +1096,16 @@ def f_prefill_tp_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_prefill_allreduce_ms + v_allreduce_count_per_token * v_tp_link_latency_us / 1000
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_tp_time(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -734,6 +1155,16 @@ def f_served_users(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_served_users(env: Mapping[str, Any]) -> Any:
+    v_users = env.get("users")
+    if v_users is None:
+        return None
+    try:
+        return bool(True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_allreduce_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
@@ -741,9 +1172,29 @@ def f_stage_allreduce_none(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_allreduce_none(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_allreduce_none_one(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_allreduce_none_one(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -764,6 +1215,16 @@ def f_stage_allreduce_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
     v_n_layers = env.get("n_layers")
     v_pp = env.get("pp")
@@ -779,6 +1240,16 @@ def f_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_alltoall_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
@@ -786,9 +1257,29 @@ def f_stage_alltoall_none(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_alltoall_none(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_alltoall_none_one(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_alltoall_none_one(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -810,6 +1301,16 @@ def f_stage_alltoall_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_alltoall_time(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
     v_moe_layers = env.get("moe_layers")
     v_pp = env.get("pp")
@@ -822,6 +1323,16 @@ def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -843,9 +1354,29 @@ def f_stage_compute_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_compute_time(env: Mapping[str, Any]) -> Any:
+    v_gpu_tflops = env.get("gpu_tflops")
+    if v_gpu_tflops is None:
+        return None
+    try:
+        return bool(True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
     try:
         return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
+    v_gpu_tflops = env.get("gpu_tflops")
+    if v_gpu_tflops is None:
+        return None
+    try:
+        return bool(not True)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -904,6 +1435,16 @@ def f_stage_weights_dense(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_weights_dense(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind != 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_weights_moe(env: Mapping[str, Any]) -> Any:
     v_weights_bytes = env.get("weights_bytes")
     v_expert_fraction = env.get("expert_fraction")
@@ -921,6 +1462,16 @@ def f_stage_weights_moe(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_stage_weights_moe(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_weights_one_dense(env: Mapping[str, Any]) -> Any:
     v_weights_bytes = env.get("weights_bytes")
     v_tp = env.get("tp")
@@ -929,6 +1480,16 @@ def f_stage_weights_one_dense(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_weights_bytes / (v_tp * v_pp)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_weights_one_dense(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind != 'moe')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -945,6 +1506,16 @@ def f_stage_weights_one_moe(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return (v_weights_bytes * (1 - v_expert_fraction) / v_tp + v_weights_bytes * v_expert_fraction / v_expert_shards * v_experts_per_tok / v_n_experts) / v_pp
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_weights_one_moe(env: Mapping[str, Any]) -> Any:
+    v_model_kind = env.get("model_kind")
+    if v_model_kind is None:
+        return None
+    try:
+        return bool(v_model_kind == 'moe')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -999,6 +1570,16 @@ def f_usable_memory(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_usable_memory(env: Mapping[str, Any]) -> Any:
+    v_gpu_mem_reported = env.get("gpu_mem_reported")
+    if v_gpu_mem_reported is None:
+        return None
+    try:
+        return bool(v_gpu_mem_reported)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
     v_gpu_mem_gib = env.get("gpu_mem_gib")
     v_memory_utilization = env.get("memory_utilization")
@@ -1006,6 +1587,16 @@ def f_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_gpu_mem_gib * v_memory_utilization
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
+    v_gpu_mem_reported = env.get("gpu_mem_reported")
+    if v_gpu_mem_reported is None:
+        return None
+    try:
+        return bool(not v_gpu_mem_reported)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1031,6 +1622,17 @@ def f_weights_checkpoint(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_weights_checkpoint(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_checkpoint_bytes = env.get("checkpoint_bytes")
+    if v_workload_kind is None or v_checkpoint_bytes is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and v_checkpoint_bytes > 0)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_weights_estimate(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
     v_embed_params = env.get("embed_params")
@@ -1049,6 +1651,17 @@ def f_weights_from_params(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_weights_bytes_estimate
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_weights_from_params(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_checkpoint_bytes = env.get("checkpoint_bytes")
+    if v_workload_kind is None or v_checkpoint_bytes is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and (not v_checkpoint_bytes > 0))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1084,6 +1697,16 @@ def f_weights_training(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_params * v_train_state_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_weights_training(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1182,4 +1805,69 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "weights-gib": f_weights_gib,
     "weights-per-gpu": f_weights_per_gpu,
     "weights-training": f_weights_training,
+}
+
+CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    "allreduce-bytes": w_allreduce_bytes,
+    "allreduce-count": w_allreduce_count,
+    "allreduce-mib": w_allreduce_mib,
+    "attention-flops-gqa": w_attention_flops_gqa,
+    "attention-flops-mla": w_attention_flops_mla,
+    "bubble-gpipe": w_bubble_gpipe,
+    "bubble-megatron": w_bubble_megatron,
+    "decode-batch": w_decode_batch,
+    "decode-batch-full": w_decode_batch_full,
+    "embedding-params": w_embedding_params,
+    "embedding-params-unknown": w_embedding_params_unknown,
+    "ep-alltoall": w_ep_alltoall,
+    "expert-batch": w_expert_batch,
+    "expert-fraction-dense": w_expert_fraction_dense,
+    "expert-fraction-moe": w_expert_fraction_moe,
+    "expert-params": w_expert_params,
+    "fits-serving": w_fits_serving,
+    "fits-training": w_fits_training,
+    "grad-allreduce-time": w_grad_allreduce_time,
+    "kv-per-conversation": w_kv_per_conversation,
+    "kv-per-conversation-local": w_kv_per_conversation_local,
+    "kv-per-conversation-per-gpu": w_kv_per_conversation_per_gpu,
+    "kv-per-conversation-per-gpu-local": w_kv_per_conversation_per_gpu_local,
+    "kv-per-token-gqa": w_kv_per_token_gqa,
+    "kv-per-token-mla": w_kv_per_token_mla,
+    "kv-per-token-per-gpu-gqa": w_kv_per_token_per_gpu_gqa,
+    "kv-per-token-per-gpu-mla": w_kv_per_token_per_gpu_mla,
+    "micro-batches-serving": w_micro_batches_serving,
+    "pp-bytes": w_pp_bytes,
+    "pp-handoff-none": w_pp_handoff_none,
+    "pp-handoff-none-one": w_pp_handoff_none_one,
+    "pp-handoff-time": w_pp_handoff_time,
+    "pp-handoff-time-one": w_pp_handoff_time_one,
+    "prefill-allreduce-time": w_prefill_allreduce_time,
+    "prefill-compute-time": w_prefill_compute_time,
+    "prefill-compute-unknown": w_prefill_compute_unknown,
+    "prefill-ep-none": w_prefill_ep_none,
+    "prefill-ep-time": w_prefill_ep_time,
+    "prefill-pp-none": w_prefill_pp_none,
+    "prefill-pp-time": w_prefill_pp_time,
+    "prefill-tp-none": w_prefill_tp_none,
+    "prefill-tp-time": w_prefill_tp_time,
+    "served-users": w_served_users,
+    "stage-allreduce-none": w_stage_allreduce_none,
+    "stage-allreduce-none-one": w_stage_allreduce_none_one,
+    "stage-allreduce-time": w_stage_allreduce_time,
+    "stage-allreduce-time-one": w_stage_allreduce_time_one,
+    "stage-alltoall-none": w_stage_alltoall_none,
+    "stage-alltoall-none-one": w_stage_alltoall_none_one,
+    "stage-alltoall-time": w_stage_alltoall_time,
+    "stage-alltoall-time-one": w_stage_alltoall_time_one,
+    "stage-compute-time": w_stage_compute_time,
+    "stage-compute-time-unknown": w_stage_compute_time_unknown,
+    "stage-weights-dense": w_stage_weights_dense,
+    "stage-weights-moe": w_stage_weights_moe,
+    "stage-weights-one-dense": w_stage_weights_one_dense,
+    "stage-weights-one-moe": w_stage_weights_one_moe,
+    "usable-memory": w_usable_memory,
+    "usable-memory-estimated": w_usable_memory_estimated,
+    "weights-checkpoint": w_weights_checkpoint,
+    "weights-from-params": w_weights_from_params,
+    "weights-training": w_weights_training,
 }
