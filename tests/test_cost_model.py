@@ -172,3 +172,18 @@ def test_the_fast_link_rule_agrees_with_placing_every_copy():
             placed = place(layout, machine)
             assert placed is not None, layout
             assert aligned_links(layout, machine) == placed.links(), (machine, layout)
+
+
+def test_moe_on_two_nodes_keeps_the_all_to_all_off_the_network(cli):
+    """DeepSeek-V3 FP8 on two nodes of eight H100 SXM over 400 Gb/s, 100 users: DP 16 with EP 16 used to
+    win with its all-to-all over the network unmentioned; TP inside each node × PP across does as well
+    by the estimate and keeps every per-layer collective on NVLink."""
+    doc = _json(
+        cli, "--model", "deepseek-v3", "--precision", "fp8", "--gpu", "h100 sxm", "--gpus", "8", "--nodes", "2",
+        "--node-link-gbps", "400", "--users", "100",
+    )  # fmt: skip
+    assert (doc["layout"]["tp"], doc["layout"]["pp"], doc["layout"]["ep"]) == (8, 2, 1)
+    dep16 = next(a for a in doc["alternatives"] if a["layout"]["ep"] == 16 and a["layout"]["tp"] == 1)
+    assert "ep-over-slow-link" in dep16["rules"]
+    why = " ".join(dep16["why_not"])
+    assert "the network" in why and "tokens/s" in why
