@@ -241,6 +241,17 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
         raise InputError(
             f"`advisor transcripts {args.action}` needs a transcript id", hint="see `advisor transcripts list`"
         )
+    if args.action == "diff":
+        if not args.other:
+            raise InputError("`advisor transcripts diff` needs two transcripts", hint="advisor transcripts diff A B")
+        first, second = t.resolve(folder, args.id), t.resolve(folder, args.other)
+        found = t.differences(first, second)
+        print(f"A: {first.get('id')}  B: {second.get('id')}")
+        for what, then, now in found:
+            print(f"  {what}: {_shown(then)} → {_shown(now)}")
+        if not found:
+            print("  the same scenario, layout, figures and findings")
+        return ExitCode.OK
     doc = t.document(t.find(folder, args.id))
     if args.action == "export" and args.format == "json":
         from advisor.render.jsonout import finite
@@ -249,6 +260,11 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(t.markdown(doc))
     return ExitCode.OK
+
+
+def _shown(value: Any) -> str:
+    """A value of a transcript as the diff prints it (absent: '–')."""
+    return "–" if value is None else str(value)
 
 
 def _report(problems: list[str]) -> int:
@@ -452,9 +468,10 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--jobs", type=int, default=1, help="worker processes for a fleet audit (default 1)")
     a.set_defaults(func=cmd_audit)
 
-    tr = sub.add_parser("transcripts", parents=[common], help="list, show, export or recover transcripts")
-    tr.add_argument("action", choices=("list", "show", "export", "recover"))
-    tr.add_argument("id", nargs="?", help="transcript id (or a unique prefix)")
+    tr = sub.add_parser("transcripts", parents=[common], help="list, show, export, recover or diff transcripts")
+    tr.add_argument("action", choices=("list", "show", "export", "recover", "diff"))
+    tr.add_argument("id", nargs="?", help="transcript id (or a unique prefix, or a JSON file for diff)")
+    tr.add_argument("other", nargs="?", help="diff: the transcript to compare with (id, prefix or JSON file)")
     tr.add_argument("--format", choices=("md", "json"), default="md")
     tr.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
     tr.set_defaults(func=cmd_transcripts)

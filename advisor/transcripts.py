@@ -712,3 +712,44 @@ def replay_audit(engine: Any, recorded: dict[str, Any]) -> dict[str, Any]:
         "layout_label": verdict.rec.layout.label() if verdict.rec is not None and verdict.rec.layout else None,
         "problems": verdict.problems,
     }
+
+
+def resolve(folder: Path, ident: str) -> dict[str, Any]:
+    """A transcript by its JSON file's path, or by id (or a unique prefix) in `folder`."""
+    path = Path(ident)
+    if path.suffix == ".json" and path.is_file():
+        return load(path)
+    return document(find(folder, ident))
+
+
+def _flat(value: Any, prefix: str) -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, inner in value.items():
+            out.update(_flat(inner, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+DIFFERED = ("kind", "lang", "advisor_version", "rule_base_hash", "knowledge_base_hash")
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """What differs between two transcripts, as (what, in A, in B): the kind, versions and hashes, every
+    input field, the layout, every figure, and the rules that fired only in one of them."""
+    out = [(key, a.get(key), b.get(key)) for key in DIFFERED if a.get(key) != b.get(key)]
+    inputs_a, inputs_b = _flat(a.get("inputs") or {}, "inputs"), _flat(b.get("inputs") or {}, "inputs")
+    for key in sorted(set(inputs_a) | set(inputs_b)):
+        if inputs_a.get(key) != inputs_b.get(key):
+            out.append((key, inputs_a.get(key), inputs_b.get(key)))
+    result_a, result_b = a.get("result") or {}, b.get("result") or {}
+    if result_a.get("layout_label") != result_b.get("layout_label"):
+        out.append(("layout", result_a.get("layout_label"), result_b.get("layout_label")))
+    figures_a, figures_b = result_a.get("figures") or {}, result_b.get("figures") or {}
+    for name in sorted(set(figures_a) | set(figures_b)):
+        if figures_a.get(name) != figures_b.get(name):
+            out.append((f"figures.{name}", figures_a.get(name), figures_b.get(name)))
+    fired_a, fired_b = set(result_a.get("rules") or ()), set(result_b.get("rules") or ())
+    out += [(f"finding {rule}", "fired", None) for rule in sorted(fired_a - fired_b)]
+    out += [(f"finding {rule}", None, "fired") for rule in sorted(fired_b - fired_a)]
+    return out

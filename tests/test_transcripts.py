@@ -308,3 +308,34 @@ def test_an_audit_of_a_catalogue_model_replays_through_the_same_judge(cli, tmp_p
     assert doc["result"]["replay"]["deployment"]["tp"] == 2
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
     assert code == 0 and out.startswith("no change")
+
+
+def test_diff_names_what_changed_between_two_consultations(cli):
+    """A support engineer compares the 60-user and the 20-user consultation of the same customer."""
+    code, out, _ = cli(
+        "transcripts",
+        "diff",
+        "transcripts/recommend-seed-60-users-en.json",
+        "transcripts/recommend-seed-20-users-en.json",
+    )
+    assert code == 0
+    assert "inputs.workload.concurrent_conversations: 60 → 20" in out
+    assert "layout: TP 2 → 2 × 1 GPU" in out
+    assert "finding replicate-what-fits: – → fired" in out and "figures.conversations: 83 → 28" in out
+
+
+def test_diff_of_a_consultation_in_two_languages_names_only_the_language(cli):
+    code, out, _ = cli(
+        "transcripts",
+        "diff",
+        "transcripts/recommend-seed-60-users-en.json",
+        "transcripts/recommend-seed-60-users-de.json",
+    )
+    assert code == 0
+    assert "lang: en → de" in out
+    assert "layout:" not in out and "figures." not in out
+
+
+def test_diff_needs_two_transcripts(cli):
+    code, _, err = cli("transcripts", "diff", "transcripts/recommend-seed-60-users-en.json")
+    assert code == 2 and "needs two transcripts" in err and "Traceback" not in err
