@@ -120,7 +120,8 @@ def number(value: Any, unit: str | None, lang: str) -> str:
         return localize_digits(f"{value:.1%}", lang)
     text = format_number(value, lang)
     if unit and unit not in COUNT_UNITS:
-        text = f"{text} {unit}"
+        named = _labels().get(f"unit_{unit}")
+        text = f"{text} {named.get(lang) if named is not None else unit}"
     return text
 
 
@@ -141,6 +142,11 @@ def _labels() -> dict[str, Text]:
 def label_text(key: str) -> Text:
     """A heading or short label of the reports, in every language."""
     return _labels()[key]
+
+
+def has_label(key: str) -> bool:
+    """Whether advisor/labels.yaml has `key`."""
+    return key in _labels()
 
 
 def label(key: str, lang: str) -> str:

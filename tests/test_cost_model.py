@@ -187,3 +187,31 @@ def test_moe_on_two_nodes_keeps_the_all_to_all_off_the_network(cli):
     assert "ep-over-slow-link" in dep16["rules"]
     why = " ".join(dep16["why_not"])
     assert "the network" in why and "tokens/s" in why
+
+
+def test_moe_on_four_nodes_runs_one_expert_parallel_instance_per_node(cli):
+    """DeepSeek-R1 FP8 on four nodes of eight H200 for 2,000 users: the usual recipe is data-parallel
+    attention with EP 8 inside each node; EP used to span every GPU of the cluster, all-to-all over the
+    network."""
+    doc = _json(
+        cli, "--model", "deepseek-r1", "--precision", "fp8", "--gpu", "h200 sxm", "--gpus", "8", "--nodes", "4",
+        "--node-link-gbps", "400", "--users", "2000", "--context", "8k",
+    )  # fmt: skip
+    assert doc["layout"] == {"replicas": 32, "tp": 1, "pp": 1, "ep": 8, "gpus_per_replica": 1}
+    assert "4 independent instances of what follows, one per node" in doc["launch"]["vllm"]
+    assert "--data-parallel-size 8 --enable-expert-parallel" in doc["launch"]["vllm"]
+    across = next(a for a in doc["alternatives"] if a["layout"]["ep"] == 32)
+    assert "ep-over-slow-link" in across["rules"]
+
+
+def test_two_dgx_spark_said_the_natural_way_are_two_units_on_their_network(cli):
+    """'Two DGX Spark' as --gpus 2: a DGX Spark holds one GB10, so two GPUs are two units joined by
+    their 200 Gb/s port, and no why-not compares with an unknown estimate."""
+    doc = _json(
+        cli, "--model", "gpt-oss-120b", "--precision", "mxfp4", "--gpu", "dgx spark", "--gpus", "2",
+        "--users", "1", "--goal", "latency",
+    )  # fmt: skip
+    assert doc["input"]["hardware"]["nodes"] == 2 and doc["input"]["hardware"]["gpus_per_node"] == 1
+    assert doc["input"]["hardware"]["node_link_gbps"] == 200
+    assert doc["layout"]["tp"] == 2
+    assert not any("?" in w for a in doc["alternatives"] for w in a["why_not"])

@@ -496,18 +496,24 @@ class Engine:
                 k = keys[at]
                 better = self._score(c, k) > self._score(chosen, k)
                 text = k.why_better if better else k.why_not
-                if k.fact != "discouraged" and text is not None:
+                if k.tolerance and None in (c.env.get(k.fact), chosen.env.get(k.fact)):
+                    reasons.append(Message.of(label_text("no_estimate"), c.env))
+                elif k.fact != "discouraged" and text is not None:
                     reasons.append(Message.of(text, self._context(c, chosen, k)))
                 elif k.fact == "discouraged":  # a rule decided: still say what the estimate says
                     goal = next((g for g in keys[at + 1 :] if g.tolerance), None)
-                    if goal is not None and self._score(c, goal) != self._score(chosen, goal):
+                    known = goal is not None and None not in (c.env.get(goal.fact), chosen.env.get(goal.fact))
+                    if goal is not None and known and self._score(c, goal) != self._score(chosen, goal):
                         text = goal.why_better if self._score(c, goal) > self._score(chosen, goal) else goal.why_not
                         if text is not None:
-                            reasons.append(Message.of(text, self._context(c, chosen, goal)))
+                            aside = label_text("estimate_aside")
+                            said = Text({lang: f"{aside.get(lang)} {text.get(lang)}" for lang in text.texts})
+                            reasons.append(Message.of(said, self._context(c, chosen, goal)))
             elif self.rules.tie is not None:
                 reasons.append(Message.of(self.rules.tie, self._context(c, chosen, keys[0]) if keys else c.env))
             for k in keys[: min(at, len(keys))]:
-                if k.close is not None and self._score(c, k) != self._score(chosen, k):
+                unknown = None in (c.env.get(k.fact), chosen.env.get(k.fact))
+                if k.close is not None and not unknown and self._score(c, k) != self._score(chosen, k):
                     reasons.append(Message.of(k.close, self._context(c, chosen, k)))
         figures = {name: _round(c.env.get(name)) for name in ALTERNATIVE_FIGURES}
         unique = [m for i, m in enumerate(reasons) if m not in reasons[:i]]

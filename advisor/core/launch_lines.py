@@ -285,7 +285,17 @@ def launch_commands(s: Scenario, layout: Layout, env: Mapping[str, Any], kb: Kno
         }
     src = model_source(s, env, kb)
     builders = {"vllm": _vllm, "sglang": _sglang}
+    head: list[str] = []
+    if layout.ep > 1 and layout.ep_copies < layout.replicas:  # several expert-parallel instances
+        instances = layout.replicas // layout.ep_copies
+        layout = Layout(layout.ep_copies, layout.tp, layout.pp, layout.ep)
+        where = (
+            "one per node"
+            if layout.gpus == int(env["gpus_per_node"])
+            else f"each on its own {layout.gpus} GPUs (CUDA_VISIBLE_DEVICES naming them)"
+        )
+        head = [f"# {instances} independent instances of what follows, {where}, behind a load balancer"]
     return {
-        engine_id: "\n".join(build(kb.engine_flags[engine_id], src, s, layout, env))
+        engine_id: "\n".join(head + build(kb.engine_flags[engine_id], src, s, layout, env))
         for engine_id, build in builders.items()
     }

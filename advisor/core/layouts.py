@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,11 @@ class Layout:
     def gpus_per_instance(self) -> int:
         """GPUs that must run together: one copy, or every copy that shares experts through EP."""
         return self.ep * self.pp if self.ep > 1 else self.gpus_per_replica
+
+    @property
+    def ep_copies(self) -> int:
+        """Copies in one expert-parallel group (1 without EP): EP = TP × this."""
+        return max(self.ep // self.tp, 1) if self.ep > 1 else 1
 
     @property
     def gpus(self) -> int:
@@ -160,7 +165,10 @@ class Placement:
         return {
             "tp": LINK_ORDER[worst["tp"]],
             "pp": LINK_ORDER[worst["pp"]],
-            "ep": ep_link(lay, m, self.starts[0], self.starts[-1]),
+            "ep": _worst(
+                ep_link(lay, m, self.starts[i], self.starts[i + lay.ep_copies - 1])
+                for i in range(0, len(self.starts) - lay.ep_copies + 1, lay.ep_copies)
+            ),
             "dp": span,
         }
 
@@ -211,8 +219,10 @@ def candidates(machine: Machine, n_layers: int, moe: bool) -> Iterator[Layout]:
             if (tp > machine.per_node and tp % machine.per_node) or pp > n_layers:
                 continue
             yield Layout(replicas, tp, pp)
-            if moe and tp * replicas > 1:
-                yield Layout(replicas, tp, pp, ep=tp * replicas)
+            if moe:  # expert groups of k copies each: one instance of all copies, or several (one per node)
+                for k in _divisors(replicas):
+                    if tp * k > 1:
+                        yield Layout(replicas, tp, pp, ep=tp * k)
 
 
 def collective_latency(env: Mapping[str, Any], link: str, ranks: int) -> float:
@@ -251,6 +261,12 @@ def aligned_links(layout: Layout, machine: Machine) -> dict[str, str] | None:
             return None
         per = len(starts)
         last_start = (layout.replicas - 1) // per * per_node + starts[(layout.replicas - 1) % per]
+
+    def copy_start(i: int) -> int:
+        if g > per_node:
+            return i * span
+        return i // len(starts) * per_node + starts[i % len(starts)]
+
     if last_start + g > machine.total:
         return None
     tp_worst = pp_worst = 0
@@ -266,9 +282,21 @@ def aligned_links(layout: Layout, machine: Machine) -> dict[str, str] | None:
     return {
         "tp": LINK_ORDER[worst["tp"]],
         "pp": LINK_ORDER[worst["pp"]],
-        "ep": ep_link(layout, machine, 0, last_start),
+        "ep": _worst(
+            ep_link(
+                layout,
+                machine,
+                copy_start(j * layout.ep_copies),
+                copy_start(j * layout.ep_copies + layout.ep_copies - 1),
+            )
+            for j in range(min(layout.replicas // layout.ep_copies, per_node))
+        ),
         "dp": span_link,
     }
+
+
+def _worst(links: Iterable[str]) -> str:
+    return max(links, key=LINK_ORDER.index, default="none")
 
 
 def ep_link(layout: Layout, machine: Machine, first_start: int, last_start: int) -> str:

@@ -292,6 +292,18 @@ def build(raw: Mapping[str, Any], kb: Knowledge, where: str = "scenario", base_d
         flag = by_path["hardware.nvlink"].flag if where == "flags" else None
         check_nvlink(gpu, values["hardware.nvlink"], f"{where}: hardware.nvlink", flag)
     total = resolved["hardware.gpus_per_node"] * resolved["hardware.nodes"]
+    if gpu.gpus_per_system and resolved["hardware.gpus_per_node"] > gpu.gpus_per_system:
+        # a GPU sold only as a whole system (DGX Spark: one GB10): more GPUs are more systems on a network
+        per = gpu.gpus_per_system
+        if total % per:
+            raise InputError(
+                f"a {gpu.name} system holds {per} GPU(s): {total} GPUs are not whole systems",
+                where=f"{where}: hardware.gpus_per_node",
+            )
+        resolved["hardware.gpus_per_node"], resolved["hardware.nodes"] = per, total // per
+        given = given | {"hardware.nodes"}
+    if gpu.system_link_gbps and "hardware.node_link_gbps" not in values:
+        resolved["hardware.node_link_gbps"] = gpu.system_link_gbps  # the system's own network port
     limit = int(kb.settings.get("max_total_gpus", 65536))
     if total > limit:
         raise InputError(f"{total:,} GPUs is beyond what the advisor plans for (at most {limit:,})", where=where)

@@ -100,6 +100,12 @@ class Gpu(Record):
     pcie_p2p: bool | None = key(default=None, doc="whether peer-to-peer over PCIe works on this product")
     fp8: bool = key(default=False, doc="native FP8 support")
     fp4: bool = key(default=False, doc="native FP4 support")
+    gpus_per_system: int | None = key(
+        default=None, doc="GPUs in one system where the GPU is sold only as a whole system (DGX Spark: 1)"
+    )
+    system_link_gbps: float | None = key(
+        default=None, doc="the network port of such a system, Gb/s per direction (the link between two units)"
+    )
     tensor_tflops_bf16: float | None = key(
         default=None, doc="dense (no sparsity) BF16 tensor-core rate, TFLOPS; None where no figure was found"
     )

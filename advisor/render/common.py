@@ -23,7 +23,7 @@ from advisor.core.records import (
     Sizing,
     Unknown,
 )
-from advisor.i18n import format_number, label, number, yes_no
+from advisor.i18n import fill, format_number, has_label, label, number, yes_no
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.kb.rules import SEVERITIES
 
@@ -146,9 +146,15 @@ def headline(rec: Recommendation) -> str:
     if rec.layout is None:
         return label("no_layout", lang)
     x = rec.layout
+    if x.ep > 1:  # data-parallel ranks that share experts: one instance per expert-parallel group
+        ranks = x.ep // x.tp
+        instances = x.replicas // ranks
+        what = f"{ranks} {label('ep_ranks', lang)}"
+        if instances > 1:
+            what = fill(label("ep_instances", lang), {"instances": instances, "ranks": ranks}, lang)
+        return f"{x.label()} — {what}"
     if x.gpus_per_replica == 1:
-        what = f"{x.replicas} × {label('one_copy_per_gpu', lang)}" if x.replicas > 1 else "1 GPU"
-        return f"{x.label()} — {what}" if x.ep > 1 else what
+        return f"{x.replicas} × {label('one_copy_per_gpu', lang)}" if x.replicas > 1 else "1 GPU"
     copies = f"{x.replicas} {label('copies', lang)}, " if x.replicas > 1 else ""
     return f"{x.label()} — {copies}{x.gpus_per_replica} {label('gpus_per_copy', lang)}"
 
@@ -158,12 +164,15 @@ def scenario_line(rec: Recommendation) -> str:
     d = rec.input
     hw, wl = d["hardware"], d["workload"]
     users = wl.get("concurrent_conversations")
-    nodes = f" × {hw['nodes']} nodes" if hw["nodes"] > 1 else ""
-    who = f"{users} {label('conversations', rec.lang)} × " if users else ""
+    lang = rec.lang
+    nodes = f" × {hw['nodes']} {label('nodes', lang)}" if hw["nodes"] > 1 else ""
+    noun = label("conversation" if users == 1 else "conversations", lang)
+    who = f"{format_number(users, lang)} {noun} × " if users else ""
+    kind, goal = (label(f"name_{v}", lang) if has_label(f"name_{v}") else v for v in (wl["kind"], wl["goal"]))
     return (
         f"{d['model']} · {d['precision'].upper()} (KV {d['kv_cache_dtype'].upper()}) · "
-        f"{hw['gpus_per_node']} × {hw['gpu']}{nodes} · {who}{number(wl['context_tokens'], 'tokens', rec.lang)} · "
-        f"{wl['kind']}, {wl['goal']}"
+        f"{hw['gpus_per_node']} × {hw['gpu']}{nodes} · {who}{number(wl['context_tokens'], 'tokens', lang)} · "
+        f"{kind}, {goal}"
     )
 
 
