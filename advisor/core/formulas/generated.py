@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "497d266406a2bf28"
+SOURCE_HASH = "9fe19e0a82536ef2"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -1157,10 +1157,29 @@ def f_served_users(env: Mapping[str, Any]) -> Any:
 
 def w_served_users(env: Mapping[str, Any]) -> Any:
     v_users = env.get("users")
-    if v_users is None:
+    v_conversations = env.get("conversations")
+    if v_users is None or v_conversations is None:
         return None
     try:
-        return bool(True)
+        return bool(True and v_conversations >= v_users * 0.95)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_served_users_short(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_served_users_short(env: Mapping[str, Any]) -> Any:
+    v_users = env.get("users")
+    v_conversations = env.get("conversations")
+    if v_users is None or v_conversations is None:
+        return None
+    try:
+        return bool(True and v_conversations < v_users * 0.95)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1776,6 +1795,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "requests-per-replica": f_requests_per_replica,
     "ring-factor": f_ring_factor,
     "served-users": f_served_users,
+    "served-users-short": f_served_users_short,
     "stage-allreduce-none": f_stage_allreduce_none,
     "stage-allreduce-none-one": f_stage_allreduce_none_one,
     "stage-allreduce-time": f_stage_allreduce_time,
@@ -1851,6 +1871,7 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "prefill-tp-none": w_prefill_tp_none,
     "prefill-tp-time": w_prefill_tp_time,
     "served-users": w_served_users,
+    "served-users-short": w_served_users_short,
     "stage-allreduce-none": w_stage_allreduce_none,
     "stage-allreduce-none-one": w_stage_allreduce_none_one,
     "stage-allreduce-time": w_stage_allreduce_time,
