@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "497d266406a2bf28"
+SOURCE_HASH = "0b467dc23a001e32"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -297,6 +297,17 @@ def f_fits_training(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_free_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_usable_gib_per_gpu = env.get("usable_gib_per_gpu")
+    v_weights_gib_per_gpu = env.get("weights_gib_per_gpu")
+    if v_usable_gib_per_gpu is None or v_weights_gib_per_gpu is None:
+        return None
+    try:
+        return v_usable_gib_per_gpu - v_weights_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
     v_grad_allreduce_bytes = env.get("grad_allreduce_bytes")
     v_replicas = env.get("replicas")
@@ -326,6 +337,42 @@ def f_grad_gb(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_grad_allreduce_bytes / 10 ** 9
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_time(env: Mapping[str, Any]) -> Any:
+    v_grad_allreduce_bytes = env.get("grad_allreduce_bytes")
+    v_grad_sync_volume = env.get("grad_sync_volume")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_replicas = env.get("replicas")
+    v_dp_link_gbs = env.get("dp_link_gbs")
+    if v_grad_allreduce_bytes is None or v_grad_sync_volume is None or v_tp is None or v_pp is None or v_replicas is None or v_dp_link_gbs is None:
+        return None
+    try:
+        return v_grad_allreduce_bytes * v_grad_sync_volume / (v_tp * v_pp) * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_volume_allreduce(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_volume_zero3(env: Mapping[str, Any]) -> Any:
+    try:
+        return 3 / 2
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -523,6 +570,27 @@ def f_one_user_tpot(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_adamw(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 4 + 4
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_adamw_8bit(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 1 + 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_sgd(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 4
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -988,6 +1056,77 @@ def f_train_state(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_train_state_bytes(env: Mapping[str, Any]) -> Any:
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    if v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None:
+        return None
+    try:
+        return v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_ddp(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_state_bytes = env.get("train_state_bytes")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_state_bytes is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * v_train_state_bytes / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero1(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * (v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes / v_replicas) / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero2(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * (v_train_weight_bytes + (v_grad_bytes + v_optimizer_state_bytes) / v_replicas) / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero3(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_state_bytes = env.get("train_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * v_train_state_bytes / v_replicas / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_usable_memory(env: Mapping[str, Any]) -> Any:
     v_gpu_mem_gib = env.get("gpu_mem_gib")
     v_memory_utilization = env.get("memory_utilization")
@@ -1077,6 +1216,16 @@ def f_weights_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_weights_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_train_state_gib_per_gpu = env.get("train_state_gib_per_gpu")
+    if v_train_state_gib_per_gpu is None:
+        return None
+    try:
+        return v_train_state_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_weights_training(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
     v_train_state_bytes = env.get("train_state_bytes")
@@ -1115,9 +1264,14 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-shards": f_expert_shards,
     "fits-serving": f_fits_serving,
     "fits-training": f_fits_training,
+    "free-per-gpu-training": f_free_per_gpu_training,
     "grad-allreduce-time": f_grad_allreduce_time,
     "grad-bytes": f_grad_bytes,
     "grad-gb": f_grad_gb,
+    "grad-sync-none": f_grad_sync_none,
+    "grad-sync-time": f_grad_sync_time,
+    "grad-sync-volume-allreduce": f_grad_sync_volume_allreduce,
+    "grad-sync-volume-zero3": f_grad_sync_volume_zero3,
     "independent-copies": f_independent_copies,
     "kv-context": f_kv_context,
     "kv-per-conversation": f_kv_per_conversation,
@@ -1134,6 +1288,9 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "nvlink-speedup": f_nvlink_speedup,
     "one-user-speed": f_one_user_speed,
     "one-user-tpot": f_one_user_tpot,
+    "optimizer-state-adamw": f_optimizer_state_adamw,
+    "optimizer-state-adamw-8bit": f_optimizer_state_adamw_8bit,
+    "optimizer-state-sgd": f_optimizer_state_sgd,
     "pp-bytes": f_pp_bytes,
     "pp-handoff-none": f_pp_handoff_none,
     "pp-handoff-none-one": f_pp_handoff_none_one,
@@ -1173,6 +1330,11 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "throughput-estimate": f_throughput_estimate,
     "time-to-first-token": f_time_to_first_token,
     "train-state": f_train_state,
+    "train-state-bytes": f_train_state_bytes,
+    "train-state-per-gpu-ddp": f_train_state_per_gpu_ddp,
+    "train-state-per-gpu-zero1": f_train_state_per_gpu_zero1,
+    "train-state-per-gpu-zero2": f_train_state_per_gpu_zero2,
+    "train-state-per-gpu-zero3": f_train_state_per_gpu_zero3,
     "usable-memory": f_usable_memory,
     "usable-memory-estimated": f_usable_memory_estimated,
     "users-shortfall": f_users_shortfall,
@@ -1181,5 +1343,6 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "weights-from-params": f_weights_from_params,
     "weights-gib": f_weights_gib,
     "weights-per-gpu": f_weights_per_gpu,
+    "weights-per-gpu-training": f_weights_per_gpu_training,
     "weights-training": f_weights_training,
 }
