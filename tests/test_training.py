@@ -181,3 +181,21 @@ def test_seed_003_140_gb_of_gradients_for_70b_still_reproduced(engine):
     # the general form gives the same for plain data parallelism, and 1.5 times it for ZeRO-3
     assert calc.formulas["grad-sync-time"].compute(env) == pytest.approx(2.1875)
     assert calc.formulas["grad-sync-time"].compute({**env, "grad_sync_volume": 1.5}) == pytest.approx(3.28125)
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("full fine-tune of Llama 3.1 8B on 8 H100 with ZeRO-3", {"kind": "training", "sharding": "zero3"}),
+        (
+            "Training mit FSDP und 8-Bit-AdamW auf 8 A100",
+            {"kind": "training", "sharding": "fsdp", "optimizer": "adamw-8bit"},
+        ),
+        ("train with SGD and plain DDP", {"kind": "training", "sharding": "none", "optimizer": "sgd"}),
+    ],
+)
+def test_the_chat_reads_sharding_and_optimizer_from_a_sentence(engine, typed, expected):
+    from advisor.inputs.freetext import understand
+
+    fields = understand(typed, engine.kb).fields
+    assert {k.split(".", 1)[1]: v for k, v in fields.items() if k.startswith("workload.")} == expected
