@@ -27,17 +27,23 @@ from advisor.kb.knowledge import Knowledge
 # are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's or
 # the engine's own (precision, memory utilisation).
 PROBED = ("nvlink", "node_link_gbs", "goal", "virtualized", "kv_cache_dtype", "context_tokens")
+# A training job is chosen by its state and gradient sync, not by the serving goal, the KV cache or the
+# context: it tries how the state is sharded and the optimizer first.
+PROBED_TRAINING = ("sharding", "optimizer", "nvlink", "node_link_gbs", "virtualized")
 # Plausible other values where "every other choice" would waste an evaluation: FP16 caches as much as
 # BF16; a context four times the default stands for "longer conversations".
 PLAUSIBLE: dict[str, tuple[Any, ...]] = {
     "kv_cache_dtype": ("fp8",),
     "context_tokens": (32768,),
     "node_link_gbs": (400,),  # Gb/s: one 400 Gb/s NIC per GPU, as on HGX H100/H200/B200 nodes
+    "sharding": ("zero1", "zero2", "zero3"),  # FSDP's full sharding is ZeRO-3: the same answer
 }
 MAX_EVALUATIONS = 6
 TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
 # The figure a branch shows: the first of these that both answers have and that differs.
 KEY_FIGURES = (
+    "train_state_gib_per_gpu",
+    "grad_sync_s_per_step",
     "conversations",
     "prefill_allreduce_ms",
     "throughput_tokens_per_s",
@@ -86,11 +92,11 @@ def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: s
 
 
 def trials(kb: Knowledge, s: Scenario, states: Mapping[str, str]) -> list[tuple[str, str, tuple[Any, ...]]]:
-    """Each unstated fact worth trying, in PROBED's order: (fact, scenario path, the values to try);
-    `states` are the input facts' states (Recommendation.input_states)."""
+    """Each unstated fact worth trying, in PROBED's order (PROBED_TRAINING's for a training job): (fact,
+    scenario path, the values to try); `states` are the input facts' states (Recommendation.input_states)."""
     paths = field_table(kb.root).paths()
     out = []
-    for fact in PROBED:
+    for fact in PROBED_TRAINING if s.get("workload.kind") == "training" else PROBED:
         state, path = states.get(fact), paths.get(fact)
         if state not in ("default", "unknown") or path is None:
             continue

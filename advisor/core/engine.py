@@ -47,6 +47,8 @@ CONTRACT_FIGURES = {
     "one_user_tokens_per_s": "one_user_tps",
     "throughput_tokens_per_s": "throughput_tps",
     "ttft_ms": "ttft_ms",
+    "train_state_gib_per_gpu": "train_state_gib_per_gpu",
+    "grad_sync_s_per_step": "grad_allreduce_s",
 }
 ALTERNATIVE_FIGURES = (
     "conversations",
@@ -57,6 +59,8 @@ ALTERNATIVE_FIGURES = (
     "one_user_tps",
     "throughput_tps",
     "ttft_ms",
+    "train_state_gib_per_gpu",
+    "grad_allreduce_s",
 )
 MAX_ALTERNATIVES = 8
 FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")

@@ -32,6 +32,8 @@ R = TypeVar("R")
 FIGURE_ORDER = (
     "weights_gib",
     "usable_gib_per_gpu",
+    "train_state_gib_per_gpu",
+    "grad_sync_s_per_step",
     "kv_gib_per_conversation",
     "conversations",
     "allreduce_count_per_token",
@@ -115,14 +117,33 @@ def figure_rows(rec: Recommendation, notes: Footnotes) -> list[tuple[str, str, s
         if t is None:
             continue
         how, cite = _describe(t, rec.lang)
+        shown = {"conversations": "conversations_figure"}
+        if key == "weights_gib" and alternative_column(rec) == "train_state_gib_per_gpu":
+            shown["weights_gib"] = "train_state_total"  # in training the "weights" are the whole state
         rows.append(
             (
-                label(key if key != "conversations" else "conversations_figure", rec.lang),
+                label(shown.get(key, key), rec.lang),
                 number(t.value, t.unit, rec.lang),
                 f"{how} {notes.ref(cite)}".strip(),
             )
         )
     return rows
+
+
+def alternative_column(rec: Recommendation) -> str:
+    """The figure the alternatives are listed with: conversations in serving, the training state per GPU
+    for a training job (which holds no conversations)."""
+    return "train_state_gib_per_gpu" if rec.input.get("workload", {}).get("kind") == "training" else "conversations"
+
+
+def alternative_cell(figures: Mapping[str, Any], column: str, lang: str) -> str | None:
+    """An alternative's value in that column, with its unit; None where it has none."""
+    value = figures.get(column)
+    if value is None:
+        return None
+    if column == "conversations":
+        return f"{format_number(value, lang)} {label('conversations', lang)}"
+    return f"{number(value, 'GiB', lang)} {label('state_per_gpu', lang)}"
 
 
 def _describe(t: FigureTrace, lang: str) -> tuple[str, Citation | None]:

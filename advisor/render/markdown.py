@@ -14,6 +14,8 @@ from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
     Footnotes,
+    alternative_cell,
+    alternative_column,
     assumed_note,
     branch_text,
     cell,
@@ -75,15 +77,20 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
             out += finding(f, kb, lang, notes)
         out.append("")
     if rec.alternatives:
+        column = alternative_column(rec)
+        head = "conversations" if column == "conversations" else "state_per_gpu_head"
         out += [
             f"## {label('alternatives', lang)}",
             "",
-            f"| {label('layout', lang)} | {label('conversations', lang)} | {label('why_not', lang)} |",
+            f"| {label('layout', lang)} | {label(head, lang)} | {label('why_not', lang)} |",
             "|---|---:|---|",
         ]
         for a in rec.alternatives:
-            conv = a.figures.get("conversations")
-            shown = format_number(conv, lang) if conv is not None else "–"
+            shown = (
+                format_number(a.figures.get(column), lang)
+                if column == "conversations" and a.figures.get(column) is not None
+                else (alternative_cell(a.figures, column, lang) or "–")
+            )
             out.append(f"| {a.layout.label()} | {shown} | {cell('; '.join(a.why_not))} |")
         out.append("")
     if rec.assumptions:

@@ -14,6 +14,8 @@ from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
     Footnotes,
+    alternative_cell,
+    alternative_column,
     assumed_note,
     assumption_line,
     branch_text,
@@ -93,9 +95,9 @@ def recommendation(rec: Recommendation, kb: Knowledge) -> str:
     if rec.alternatives:
         out += ["", label("alternatives", lang)]
         width = max(len(a.layout.label()) for a in rec.alternatives)
+        column = alternative_column(rec)
         for a in rec.alternatives:
-            conv = a.figures.get("conversations")
-            conv_text = f"{format_number(conv)} {label('conversations', lang)}" if conv is not None else ""
+            conv_text = alternative_cell(a.figures, column, lang) or ""
             why = "; ".join(a.why_not)
             out.append(
                 textwrap.fill(

@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "9fe19e0a82536ef2"
+SOURCE_HASH = "45bc5c63c27cae09"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -192,6 +192,16 @@ def f_cache_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_cache_per_gpu(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_conversations_per_replica(env: Mapping[str, Any]) -> Any:
     v_cache_gib_per_gpu = env.get("cache_gib_per_gpu")
     v_kv_gib_per_conversation_per_gpu = env.get("kv_gib_per_conversation_per_gpu")
@@ -199,6 +209,16 @@ def f_conversations_per_replica(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return max(_floor(v_cache_gib_per_gpu / v_kv_gib_per_conversation_per_gpu), 0)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_conversations_per_replica(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -276,6 +296,16 @@ def f_decode_upper_bound(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_mem_bw_gbs * 10 ** 9 * v_tp / v_active_weight_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_decode_upper_bound(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -477,6 +507,27 @@ def w_fits_training(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_free_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_usable_gib_per_gpu = env.get("usable_gib_per_gpu")
+    v_weights_gib_per_gpu = env.get("weights_gib_per_gpu")
+    if v_usable_gib_per_gpu is None or v_weights_gib_per_gpu is None:
+        return None
+    try:
+        return v_usable_gib_per_gpu - v_weights_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_free_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
     v_grad_allreduce_bytes = env.get("grad_allreduce_bytes")
     v_replicas = env.get("replicas")
@@ -490,11 +541,15 @@ def f_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
 
 
 def w_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
     v_replicas = env.get("replicas")
-    if v_replicas is None:
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_grad_sync_volume = env.get("grad_sync_volume")
+    if v_workload_kind is None or v_replicas is None or v_tp is None or v_pp is None or v_grad_sync_volume is None:
         return None
     try:
-        return bool(v_replicas > 1)
+        return bool(v_workload_kind == 'training' and v_replicas > 1 and (v_tp * v_pp == 1) and (v_grad_sync_volume == 1))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -510,12 +565,103 @@ def f_grad_bytes(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_grad_bytes(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_grad_gb(env: Mapping[str, Any]) -> Any:
     v_grad_allreduce_bytes = env.get("grad_allreduce_bytes")
     if v_grad_allreduce_bytes is None:
         return None
     try:
         return v_grad_allreduce_bytes / 10 ** 9
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_grad_sync_none(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_replicas = env.get("replicas")
+    if v_workload_kind is None or v_replicas is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_replicas == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_time(env: Mapping[str, Any]) -> Any:
+    v_grad_allreduce_bytes = env.get("grad_allreduce_bytes")
+    v_grad_sync_volume = env.get("grad_sync_volume")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_replicas = env.get("replicas")
+    v_dp_link_gbs = env.get("dp_link_gbs")
+    if v_grad_allreduce_bytes is None or v_grad_sync_volume is None or v_tp is None or v_pp is None or v_replicas is None or v_dp_link_gbs is None:
+        return None
+    try:
+        return v_grad_allreduce_bytes * v_grad_sync_volume / (v_tp * v_pp) * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_grad_sync_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_grad_sync_volume = env.get("grad_sync_volume")
+    if v_workload_kind is None or v_replicas is None or v_tp is None or v_pp is None or v_grad_sync_volume is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_replicas > 1 and (not (v_tp * v_pp == 1 and v_grad_sync_volume == 1)))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_volume_allreduce(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_grad_sync_volume_allreduce(env: Mapping[str, Any]) -> Any:
+    v_sharding = env.get("sharding")
+    if v_sharding is None:
+        return None
+    try:
+        return bool(v_sharding == 'none' or v_sharding == 'zero1' or v_sharding == 'zero2')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_grad_sync_volume_zero3(env: Mapping[str, Any]) -> Any:
+    try:
+        return 3 / 2
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_grad_sync_volume_zero3(env: Mapping[str, Any]) -> Any:
+    v_sharding = env.get("sharding")
+    if v_sharding is None:
+        return None
+    try:
+        return bool(v_sharding == 'zero3' or v_sharding == 'fsdp')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -556,11 +702,12 @@ def f_kv_per_conversation(env: Mapping[str, Any]) -> Any:
 
 
 def w_kv_per_conversation(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
     v_local_attention = env.get("local_attention")
-    if v_local_attention is None:
+    if v_workload_kind is None or v_local_attention is None:
         return None
     try:
-        return bool(v_local_attention == 'none')
+        return bool(v_workload_kind == 'inference' and v_local_attention == 'none')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -580,11 +727,12 @@ def f_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
 
 
 def w_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
     v_local_attention = env.get("local_attention")
-    if v_local_attention is None:
+    if v_workload_kind is None or v_local_attention is None:
         return None
     try:
-        return bool(v_local_attention != 'none')
+        return bool(v_workload_kind == 'inference' and v_local_attention != 'none')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -808,6 +956,67 @@ def f_one_user_tpot(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_one_user_tpot(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_adamw(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 4 + 4
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_optimizer_state_adamw(env: Mapping[str, Any]) -> Any:
+    v_optimizer = env.get("optimizer")
+    if v_optimizer is None:
+        return None
+    try:
+        return bool(v_optimizer == 'adamw')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_adamw_8bit(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 1 + 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_optimizer_state_adamw_8bit(env: Mapping[str, Any]) -> Any:
+    v_optimizer = env.get("optimizer")
+    if v_optimizer is None:
+        return None
+    try:
+        return bool(v_optimizer == 'adamw-8bit')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_optimizer_state_sgd(env: Mapping[str, Any]) -> Any:
+    try:
+        return 4 + 4
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_optimizer_state_sgd(env: Mapping[str, Any]) -> Any:
+    v_optimizer = env.get("optimizer")
+    if v_optimizer is None:
+        return None
+    try:
+        return bool(v_optimizer == 'sgd')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_pp_bytes(env: Mapping[str, Any]) -> Any:
     v_pp = env.get("pp")
     v_hidden = env.get("hidden")
@@ -923,11 +1132,12 @@ def f_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
 
 
 def w_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
     v_tp = env.get("tp")
-    if v_tp is None:
+    if v_workload_kind is None or v_tp is None:
         return None
     try:
-        return bool(v_tp > 1)
+        return bool(v_workload_kind == 'inference' and v_tp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1553,6 +1763,16 @@ def f_throughput_estimate(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_throughput_estimate(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_time_to_first_token(env: Mapping[str, Any]) -> Any:
     v_prefill_compute_ms = env.get("prefill_compute_ms")
     v_prefill_weights_ms = env.get("prefill_weights_ms")
@@ -1567,6 +1787,16 @@ def f_time_to_first_token(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_time_to_first_token(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_train_state(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
     v_train_state_bytes = env.get("train_state_bytes")
@@ -1574,6 +1804,121 @@ def f_train_state(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_params * v_train_state_bytes / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_bytes(env: Mapping[str, Any]) -> Any:
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    if v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None:
+        return None
+    try:
+        return v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_ddp(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_state_bytes = env.get("train_state_bytes")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_state_bytes is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * v_train_state_bytes / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_state_per_gpu_ddp(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_sharding = env.get("sharding")
+    if v_workload_kind is None or v_sharding is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_sharding == 'none')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero1(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * (v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes / v_replicas) / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_state_per_gpu_zero1(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_sharding = env.get("sharding")
+    if v_workload_kind is None or v_sharding is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_sharding == 'zero1')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero2(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_weight_bytes = env.get("train_weight_bytes")
+    v_grad_bytes = env.get("grad_bytes")
+    v_optimizer_state_bytes = env.get("optimizer_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * (v_train_weight_bytes + (v_grad_bytes + v_optimizer_state_bytes) / v_replicas) / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_state_per_gpu_zero2(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_sharding = env.get("sharding")
+    if v_workload_kind is None or v_sharding is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_sharding == 'zero2')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_state_per_gpu_zero3(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_train_state_bytes = env.get("train_state_bytes")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_params is None or v_train_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_params * v_train_state_bytes / v_replicas / (v_tp * v_pp) / 2 ** 30
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_state_per_gpu_zero3(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_sharding = env.get("sharding")
+    if v_workload_kind is None or v_sharding is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and (v_sharding == 'zero3' or v_sharding == 'fsdp'))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1709,6 +2054,36 @@ def f_weights_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_weights_per_gpu(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_weights_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_train_state_gib_per_gpu = env.get("train_state_gib_per_gpu")
+    if v_train_state_gib_per_gpu is None:
+        return None
+    try:
+        return v_train_state_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_weights_per_gpu_training(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_weights_training(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
     v_train_state_bytes = env.get("train_state_bytes")
@@ -1757,9 +2132,14 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-shards": f_expert_shards,
     "fits-serving": f_fits_serving,
     "fits-training": f_fits_training,
+    "free-per-gpu-training": f_free_per_gpu_training,
     "grad-allreduce-time": f_grad_allreduce_time,
     "grad-bytes": f_grad_bytes,
     "grad-gb": f_grad_gb,
+    "grad-sync-none": f_grad_sync_none,
+    "grad-sync-time": f_grad_sync_time,
+    "grad-sync-volume-allreduce": f_grad_sync_volume_allreduce,
+    "grad-sync-volume-zero3": f_grad_sync_volume_zero3,
     "independent-copies": f_independent_copies,
     "kv-context": f_kv_context,
     "kv-per-conversation": f_kv_per_conversation,
@@ -1776,6 +2156,9 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "nvlink-speedup": f_nvlink_speedup,
     "one-user-speed": f_one_user_speed,
     "one-user-tpot": f_one_user_tpot,
+    "optimizer-state-adamw": f_optimizer_state_adamw,
+    "optimizer-state-adamw-8bit": f_optimizer_state_adamw_8bit,
+    "optimizer-state-sgd": f_optimizer_state_sgd,
     "pp-bytes": f_pp_bytes,
     "pp-handoff-none": f_pp_handoff_none,
     "pp-handoff-none-one": f_pp_handoff_none_one,
@@ -1816,6 +2199,11 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "throughput-estimate": f_throughput_estimate,
     "time-to-first-token": f_time_to_first_token,
     "train-state": f_train_state,
+    "train-state-bytes": f_train_state_bytes,
+    "train-state-per-gpu-ddp": f_train_state_per_gpu_ddp,
+    "train-state-per-gpu-zero1": f_train_state_per_gpu_zero1,
+    "train-state-per-gpu-zero2": f_train_state_per_gpu_zero2,
+    "train-state-per-gpu-zero3": f_train_state_per_gpu_zero3,
     "usable-memory": f_usable_memory,
     "usable-memory-estimated": f_usable_memory_estimated,
     "users-shortfall": f_users_shortfall,
@@ -1824,6 +2212,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "weights-from-params": f_weights_from_params,
     "weights-gib": f_weights_gib,
     "weights-per-gpu": f_weights_per_gpu,
+    "weights-per-gpu-training": f_weights_per_gpu_training,
     "weights-training": f_weights_training,
 }
 
@@ -1835,8 +2224,11 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "attention-flops-mla": w_attention_flops_mla,
     "bubble-gpipe": w_bubble_gpipe,
     "bubble-megatron": w_bubble_megatron,
+    "cache-per-gpu": w_cache_per_gpu,
+    "conversations-per-replica": w_conversations_per_replica,
     "decode-batch": w_decode_batch,
     "decode-batch-full": w_decode_batch_full,
+    "decode-upper-bound": w_decode_upper_bound,
     "embedding-params": w_embedding_params,
     "embedding-params-unknown": w_embedding_params_unknown,
     "ep-alltoall": w_ep_alltoall,
@@ -1846,7 +2238,13 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-params": w_expert_params,
     "fits-serving": w_fits_serving,
     "fits-training": w_fits_training,
+    "free-per-gpu-training": w_free_per_gpu_training,
     "grad-allreduce-time": w_grad_allreduce_time,
+    "grad-bytes": w_grad_bytes,
+    "grad-sync-none": w_grad_sync_none,
+    "grad-sync-time": w_grad_sync_time,
+    "grad-sync-volume-allreduce": w_grad_sync_volume_allreduce,
+    "grad-sync-volume-zero3": w_grad_sync_volume_zero3,
     "kv-per-conversation": w_kv_per_conversation,
     "kv-per-conversation-local": w_kv_per_conversation_local,
     "kv-per-conversation-per-gpu": w_kv_per_conversation_per_gpu,
@@ -1856,6 +2254,10 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "kv-per-token-per-gpu-gqa": w_kv_per_token_per_gpu_gqa,
     "kv-per-token-per-gpu-mla": w_kv_per_token_per_gpu_mla,
     "micro-batches-serving": w_micro_batches_serving,
+    "one-user-tpot": w_one_user_tpot,
+    "optimizer-state-adamw": w_optimizer_state_adamw,
+    "optimizer-state-adamw-8bit": w_optimizer_state_adamw_8bit,
+    "optimizer-state-sgd": w_optimizer_state_sgd,
     "pp-bytes": w_pp_bytes,
     "pp-handoff-none": w_pp_handoff_none,
     "pp-handoff-none-one": w_pp_handoff_none_one,
@@ -1886,9 +2288,17 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-weights-moe": w_stage_weights_moe,
     "stage-weights-one-dense": w_stage_weights_one_dense,
     "stage-weights-one-moe": w_stage_weights_one_moe,
+    "throughput-estimate": w_throughput_estimate,
+    "time-to-first-token": w_time_to_first_token,
+    "train-state-per-gpu-ddp": w_train_state_per_gpu_ddp,
+    "train-state-per-gpu-zero1": w_train_state_per_gpu_zero1,
+    "train-state-per-gpu-zero2": w_train_state_per_gpu_zero2,
+    "train-state-per-gpu-zero3": w_train_state_per_gpu_zero3,
     "usable-memory": w_usable_memory,
     "usable-memory-estimated": w_usable_memory_estimated,
     "weights-checkpoint": w_weights_checkpoint,
     "weights-from-params": w_weights_from_params,
+    "weights-per-gpu": w_weights_per_gpu,
+    "weights-per-gpu-training": w_weights_per_gpu_training,
     "weights-training": w_weights_training,
 }
