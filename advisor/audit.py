@@ -15,10 +15,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from advisor.audit_deploy import advice_facts, advise, recommend_for_host
 from advisor.core.engine import Engine, ScopeResult
 from advisor.core.facts import Facts, Origin, link_speeds
-from advisor.core.layouts import Layout, link_facts
-from advisor.core.records import AuditResult, Finding, Firing, FleetItem, Recommendation, Unknown
+from advisor.core.layouts import LINK_ORDER, Layout, collective_latency, link_facts
+from advisor.core.records import AuditResult, DeployAdvice, Finding, Firing, FleetItem, Recommendation, Unknown
 from advisor.errors import AdvisorError, InputError
 from advisor.fuzzy import closest
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
@@ -233,6 +234,23 @@ def _host_rules(engine: Engine, env: Mapping[str, Any], origins: Mapping[str, Or
     return out
 
 
+def _real_links(env: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, Any]:
+    """The speed and small-message time of the link topo -m shows inside the deployed TP group, where the
+    evaluation took another link's (a group on PHB where the model machine puts it inside an NVLink pair);
+    empty where they agree or the link is not known."""
+    link = known.get("tp_link")
+    gbs = env.get(f"{link}_gbs")
+    if link not in LINK_ORDER or gbs is None or env.get("tp_link_gbs") == gbs:
+        return {}
+    collective = max(str(link), str(env.get("ep_link") or "none"), key=LINK_ORDER.index)
+    return {
+        "tp_link_gbs": gbs,
+        "tp_link_latency_us": collective_latency(env, str(link), int(env.get("tp") or 1)),
+        "collective_link": collective,
+        "collective_link_rank": LINK_ORDER.index(collective),
+    }
+
+
 def _not_in_catalogue(engine: Engine, model: str) -> str:
     """The note for a model the catalogue does not hold, with the names closest to it."""
     near = closest(model, sorted(engine.kb.models))
@@ -322,6 +340,7 @@ def audit(
         problems,
         firings,
         replay=replay_record(f, raw, dep),
+        deploy=verdict.deploy,
     )
     return result.in_lang(lang)
 
@@ -335,6 +354,7 @@ class Verdict:
     firings: list[Firing]
     unknowns: list[Unknown]
     problems: list[str]
+    deploy: DeployAdvice | None = None
 
 
 def judge(
@@ -347,10 +367,12 @@ def judge(
     search: bool = True,
 ) -> Verdict:
     """The rules on facts read from a host (or recorded in an audit transcript): the deployment evaluated
-    where its model is in the catalogue, else the host rules on what the host shows; then the audit rules."""
+    where its model is in the catalogue, else the host rules on what the host shows; then what the advisor
+    would deploy on that host (audit_deploy.py); then the audit rules."""
     origins = origins or {}
     hw = raw.get("hardware") or {}
     rec: Recommendation | None = None
+    deploy: DeployAdvice | None = None
     unknowns: list[Unknown] = []
     problems: list[str] = []
     env: dict[str, Any] = dict(f.values)
@@ -362,6 +384,13 @@ def judge(
         try:
             scenario = build(raw, engine.kb, where="deployment")
             rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
+            links = _real_links(rec.env, f.values)
+            if links:  # the TP group crosses a slower link than the layout's model placement: its speed and time
+                f.values.update(links)
+                rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
+            deploy = advise(engine, rec, recommend_for_host(engine, scenario, f.values, origins), dep)
+            if deploy is not None:
+                f.values.update(advice_facts(deploy))
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
@@ -384,7 +413,7 @@ def judge(
     host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
     findings = (list(rec.findings) if rec else on_host.findings) + host.findings
     firings = (list(rec.firings) if rec else on_host.firings) + host.firings
-    return Verdict(rec, findings, firings, unknowns, problems)
+    return Verdict(rec, findings, firings, unknowns, problems, deploy)
 
 
 def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> dict[str, Any]:
