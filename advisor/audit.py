@@ -234,18 +234,21 @@ def _host_rules(engine: Engine, env: Mapping[str, Any], origins: Mapping[str, Or
     return out
 
 
-def _real_links(env: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, Any]:
+def _real_links(layout: Layout, env: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, Any]:
     """The speed and small-message time of the link topo -m shows inside the deployed TP group, where the
-    evaluation took another link's (a group on PHB where the model machine puts it inside an NVLink pair);
-    empty where they agree or the link is not known."""
+    model machine of `env` (the scenario's facts) puts the group on another link (a group on PHB that
+    the model places inside an NVLink pair); empty where they agree or the link is not known."""
     link = known.get("tp_link")
     gbs = env.get(f"{link}_gbs")
-    if link not in LINK_ORDER or gbs is None or env.get("tp_link_gbs") == gbs:
+    if link not in LINK_ORDER or gbs is None:
         return {}
-    collective = max(str(link), str(env.get("ep_link") or "none"), key=LINK_ORDER.index)
+    model = link_facts(layout, env)
+    if model["tp_link"] == link:
+        return {}
+    collective = max(str(link), str(model["ep_link"]), key=LINK_ORDER.index)
     return {
         "tp_link_gbs": gbs,
-        "tp_link_latency_us": collective_latency(env, str(link), int(env.get("tp") or 1)),
+        "tp_link_latency_us": collective_latency(env, str(link), layout.tp),
         "collective_link": collective,
         "collective_link_rank": LINK_ORDER.index(collective),
     }
@@ -383,12 +386,11 @@ def judge(
     if catalogued and hw.get("gpu"):
         try:
             scenario = build(raw, engine.kb, where="deployment")
+            best = recommend_for_host(engine, scenario, f.values, origins)
+            # the TP group's link as topo -m shows it, where the model machine would place it on another
+            f.values.update(_real_links(layout, best.env, f.values))
             rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
-            links = _real_links(rec.env, f.values)
-            if links:  # the TP group crosses a slower link than the layout's model placement: its speed and time
-                f.values.update(links)
-                rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
-            deploy = advise(engine, rec, recommend_for_host(engine, scenario, f.values, origins), dep)
+            deploy = advise(engine, rec, best, dep)
             if deploy is not None:
                 f.values.update(advice_facts(deploy))
             env = {**rec.env, **f.values}
