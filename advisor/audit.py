@@ -420,7 +420,8 @@ def judge(
 
 def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> dict[str, Any]:
     """What an audit transcript keeps so that `advisor replay` judges the same facts without the bundle:
-    each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list."""
+    each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list (with
+    the topo -m paths between the GPUs, where read)."""
     facts = {}
     for name, value in sorted(f.values.items()):
         if value is None or not isinstance(value, (str, int, float, bool)):
@@ -429,6 +430,9 @@ def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> d
         line = {"file": Path(e.file).name, "line": e.line, "text": e.text} if e is not None and e.file else None
         facts[name] = {"value": value, "evidence": line}
     deployment = {k: v for k, v in dep.items() if k in ("tp", "pp", "dp", "ep", "gpus")}
+    topology = dep.get("topology") or {}
+    if topology.get("paths"):  # the GPU ids the deploy advice names come from the paths between them
+        deployment["topology"] = {"gpus": list(topology.get("gpus") or []), "paths": dict(topology["paths"])}
     return {"facts": facts, "scenario": _plain(raw), "deployment": deployment}
 
 

@@ -198,3 +198,37 @@ def test_a_fleet_of_identical_hosts_evaluates_the_recommendation_once(tmp_path, 
     assert len(searches) == 1
     one = audit(engine, [folders[0]])
     assert one.deploy is not None and one.deploy.differs and len(searches) == 1
+
+
+def test_pipeline_on_an_nvlink_mesh_for_one_user_would_be_tensor_parallel(cli, tmp_path):
+    """'One user, latency matters, PP 4 on our four H100 with NVLink between all of them: right?'"""
+    plan = (
+        "model: Llama 3.3 70B Instruct\nprecision: fp8\nhardware: {gpu: H100 SXM}\n"
+        "workload: {concurrent_conversations: 1, goal: latency}\ndeployment: {pp: 4}\n"
+    )
+    folder = host(tmp_path, "topo_05_4xH100_nv6_mesh_nic_per_gpu_strided_affinity.txt", plan)
+    _, out, _ = cli("audit", str(folder))
+    flat = " ".join(out.split())
+    assert "Would deploy TP 4 on GPUs 0-3 instead of PP 4" in flat
+    assert "deployed is PP 4 on GPUs 0 → 1 → 2 → 3" in flat
+    deploy = as_json(cli, folder)["deploy"]
+    assert deploy["deployed"]["groups"] == [[[{"node": 0, "gpus": [g]}] for g in range(4)]]
+    assert deploy["recommended"]["tp_path"] == "NV6" and deploy["deployed"]["tp_path"] is None
+    new, old = deploy["recommended"]["figures"], deploy["deployed"]["figures"]
+    assert new["one_user_tokens_per_s"] > 2 * old["one_user_tokens_per_s"]
+    assert (
+        f"one user {shown(new['one_user_tokens_per_s'])} tokens/s against {shown(old['one_user_tokens_per_s'])}" in flat
+    )
+
+
+def test_same_layout_on_worse_pairs_is_moved_and_a_recorded_audit_replays_unchanged(cli, tmp_path):
+    """Two copies of TP 2 on GPU0,1 and GPU2,3 (host bridges) where the NVLink bridges join 0-2 and 1-3."""
+    folder = host(tmp_path, RTX3090_PAIRS, qwen_on_3090s("{tp: 2, dp: 2, gpus: [0, 1, 2, 3]}"))
+    code, out, err = cli("audit", str(folder), "--record", "--transcripts", str(tmp_path / "t"))
+    assert "transcript recorded" in err
+    assert "Would deploy 2 × TP 2 on GPUs 0,2 | 1,3 instead of 2 × TP 2" in out
+    assert "deployed is 2 × TP 2 on GPUs 0,1 | 2,3" in " ".join(out.split())
+    recorded = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
+    assert recorded["result"]["replay"]["deployment"]["topology"]["paths"]["0-2"] == "NV4"
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    assert code == 0 and out.startswith("no change")

@@ -37,7 +37,7 @@ class HostGroups:
 
         def copy(stages: tuple[tuple[Piece, ...], ...]) -> str:
             texts = ["+".join(piece(p) for p in stage) for stage in stages]
-            if len(texts) > 3 and _one_gpu_each_in_order(stages):  # a long pipeline of single GPUs
+            if len(texts) > 4 and _one_gpu_each_in_order(stages):  # a long pipeline of single GPUs
                 return f"{texts[0]} → … → {texts[-1]}"
             return " → ".join(texts)
 
