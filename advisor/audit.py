@@ -15,10 +15,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from advisor.audit_deploy import advice_facts, advise, recommend_for_host
 from advisor.core.engine import Engine, ScopeResult
 from advisor.core.facts import Facts, Origin, link_speeds
-from advisor.core.layouts import Layout, link_facts
-from advisor.core.records import AuditResult, Finding, Firing, FleetItem, Recommendation, Unknown
+from advisor.core.layouts import LINK_ORDER, Layout, collective_latency, link_facts
+from advisor.core.records import AuditResult, DeployAdvice, Finding, Firing, FleetItem, Recommendation, Unknown
 from advisor.errors import AdvisorError, InputError
 from advisor.fuzzy import closest
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
@@ -233,6 +234,26 @@ def _host_rules(engine: Engine, env: Mapping[str, Any], origins: Mapping[str, Or
     return out
 
 
+def _real_links(layout: Layout, env: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, Any]:
+    """The speed and small-message time of the link topo -m shows inside the deployed TP group, where the
+    model machine of `env` (the scenario's facts) puts the group on another link (a group on PHB that
+    the model places inside an NVLink pair); empty where they agree or the link is not known."""
+    link = known.get("tp_link")
+    gbs = env.get(f"{link}_gbs")
+    if link not in LINK_ORDER or gbs is None:
+        return {}
+    model = link_facts(layout, env)
+    if model["tp_link"] == link:
+        return {}
+    collective = max(str(link), str(model["ep_link"]), key=LINK_ORDER.index)
+    return {
+        "tp_link_gbs": gbs,
+        "tp_link_latency_us": collective_latency(env, str(link), layout.tp),
+        "collective_link": collective,
+        "collective_link_rank": LINK_ORDER.index(collective),
+    }
+
+
 def _not_in_catalogue(engine: Engine, model: str) -> str:
     """The note for a model the catalogue does not hold, with the names closest to it."""
     near = closest(model, sorted(engine.kb.models))
@@ -322,6 +343,7 @@ def audit(
         problems,
         firings,
         replay=replay_record(f, raw, dep),
+        deploy=verdict.deploy,
     )
     return result.in_lang(lang)
 
@@ -335,6 +357,7 @@ class Verdict:
     firings: list[Firing]
     unknowns: list[Unknown]
     problems: list[str]
+    deploy: DeployAdvice | None = None
 
 
 def judge(
@@ -347,10 +370,12 @@ def judge(
     search: bool = True,
 ) -> Verdict:
     """The rules on facts read from a host (or recorded in an audit transcript): the deployment evaluated
-    where its model is in the catalogue, else the host rules on what the host shows; then the audit rules."""
+    where its model is in the catalogue, else the host rules on what the host shows; then what the advisor
+    would deploy on that host (audit_deploy.py); then the audit rules."""
     origins = origins or {}
     hw = raw.get("hardware") or {}
     rec: Recommendation | None = None
+    deploy: DeployAdvice | None = None
     unknowns: list[Unknown] = []
     problems: list[str] = []
     env: dict[str, Any] = dict(f.values)
@@ -361,7 +386,13 @@ def judge(
     if catalogued and hw.get("gpu"):
         try:
             scenario = build(raw, engine.kb, where="deployment")
+            best = recommend_for_host(engine, scenario, f.values, origins)
+            # the TP group's link as topo -m shows it, where the model machine would place it on another
+            f.values.update(_real_links(layout, best.env, f.values))
             rec = engine.evaluate(scenario, only=layout, known=f.values, known_origin=origins, search=search)
+            deploy = advise(engine, rec, best, dep)
+            if deploy is not None:
+                f.values.update(advice_facts(deploy))
             env = {**rec.env, **f.values}
             unknowns = list(rec.unknowns)
         except AdvisorError as exc:
@@ -384,12 +415,13 @@ def judge(
     host = engine.evaluate_scope("audit", env, rec.trace if rec else {}, origins, rec.layout if rec else None)
     findings = (list(rec.findings) if rec else on_host.findings) + host.findings
     firings = (list(rec.firings) if rec else on_host.firings) + host.firings
-    return Verdict(rec, findings, firings, unknowns, problems)
+    return Verdict(rec, findings, firings, unknowns, problems, deploy)
 
 
 def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> dict[str, Any]:
     """What an audit transcript keeps so that `advisor replay` judges the same facts without the bundle:
-    each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list."""
+    each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list (with
+    the topo -m paths between the GPUs, where read)."""
     facts = {}
     for name, value in sorted(f.values.items()):
         if value is None or not isinstance(value, (str, int, float, bool)):
@@ -398,6 +430,9 @@ def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> d
         line = {"file": Path(e.file).name, "line": e.line, "text": e.text} if e is not None and e.file else None
         facts[name] = {"value": value, "evidence": line}
     deployment = {k: v for k, v in dep.items() if k in ("tp", "pp", "dp", "ep", "gpus")}
+    topology = dep.get("topology") or {}
+    if topology.get("paths"):  # the GPU ids the deploy advice names come from the paths between them
+        deployment["topology"] = {"gpus": list(topology.get("gpus") or []), "paths": dict(topology["paths"])}
     return {"facts": facts, "scenario": _plain(raw), "deployment": deployment}
 
 

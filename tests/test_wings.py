@@ -23,6 +23,7 @@ TOP_LEVEL = {
     "diskcache": "ground",
     "files": "ground",
     "audit": "services",
+    "audit_deploy": "services",
     "size": "services",
     "collect": "services",
     "transcripts": "services",

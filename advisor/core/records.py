@@ -17,6 +17,7 @@ from advisor.kb.knowledge import Citation, Platform
 from advisor.kb.rules import SEVERITIES
 
 if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
+    from advisor.core.host_placement import HostGroups
     from advisor.inputs.evidence import InputFile
 
 NO_TEXT = Text()
@@ -340,6 +341,34 @@ class Recommendation:
 AUDIT_SCHEMA = "advisor.audit/1"
 
 
+DEPLOY_FIGURES = {
+    "one_user_tokens_per_s": "one_user_tps",
+    "throughput_tokens_per_s": "throughput_tps",
+    "ttft_ms": "ttft_ms",
+}
+
+
+@dataclass(frozen=True)
+class DeployOption:
+    """A layout on the host's GPU ids, with the farthest topo -m path of its TP groups and its estimates
+    (the contract's names of DEPLOY_FIGURES)."""
+
+    layout: Layout
+    groups: HostGroups
+    tp_path: str | None
+    figures: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class DeployAdvice:
+    """The deployed layout against the advisor's recommendation for the host the audit read."""
+
+    deployed: DeployOption
+    recommended: DeployOption
+    differs: bool  # another layout, or the same on GPUs with a shorter path
+    against: tuple[str, ...] = ()  # rules that reject or discourage the deployed layout and not the recommended
+
+
 @dataclass
 class AuditResult:
     """Everything the audit concluded."""
@@ -355,6 +384,7 @@ class AuditResult:
     problems: list[str] = field(default_factory=list)  # what kept the audit from checking everything
     firings: list[Firing] = field(default_factory=list)  # every rule's outcome: the deployment's, then the host's
     replay: dict[str, Any] = field(default_factory=dict)  # what a transcript keeps to judge the facts again
+    deploy: DeployAdvice | None = None  # what the advisor would deploy on this host (a known model only)
 
     def in_lang(self, lang: str) -> AuditResult:
         """The same audit, read in `lang`."""

@@ -17,6 +17,8 @@ from advisor.core.records import (
     AUDIT_SCHEMA,
     SIZING_SCHEMA,
     AuditResult,
+    DeployAdvice,
+    DeployOption,
     FleetItem,
     Recommendation,
     Sizing,
@@ -74,7 +76,29 @@ def audit(result: AuditResult) -> dict[str, Any]:
         "findings": [finding_dict(f, audit=True) for f in result.findings],
         "unknowns": [unknown_dict(u) for u in result.unknowns],
         "summary": result.summary(),
+        "deploy": deploy(result.deploy) if result.deploy else None,
         "trace": trace(result.firings),
+    }
+
+
+def deploy(advice: DeployAdvice) -> dict[str, Any]:
+    """What the advisor would deploy on the audited host against what is deployed, with both estimates."""
+    return {
+        "differs": advice.differs,
+        "deployed": _option(advice.deployed),
+        "recommended": _option(advice.recommended),
+        "against_deployed": list(advice.against),
+    }
+
+
+def _option(option: DeployOption) -> dict[str, Any]:
+    return {
+        "layout": option.layout.as_dict(),
+        "label": option.layout.label(),
+        "gpus": option.groups.text(),
+        "groups": option.groups.as_json(),
+        "tp_path": option.tp_path,
+        "figures": dict(option.figures),
     }
 
 
