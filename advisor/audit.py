@@ -418,6 +418,20 @@ def judge(
     return Verdict(rec, findings, firings, unknowns, problems, deploy)
 
 
+def judge_plan(engine: Engine, evidence: Facts, topology: Mapping[str, Any], rec: Recommendation) -> list[Finding]:
+    """The audit's findings on a recommendation's layout placed on a host's read topology (the chat's
+    pasted `nvidia-smi topo -m`): its first TP group's paths against the best grouping, judged by the
+    audit rules as `audit` judges a launch. Only the audit scope's findings; the plan's own are in `rec`."""
+    if rec.layout is None:
+        return []
+    f = Facts(dict(evidence.values), dict(evidence.where))
+    layout = rec.layout
+    dep = {"tp": layout.tp, "pp": layout.pp, "dp": layout.replicas, "ep": layout.ep, "topology": dict(topology)}
+    _group_facts(f, dep, layout, rec.input.get("hardware") or {})
+    env = {**rec.env, **f.values}
+    return list(engine.evaluate_scope("audit", env, rec.trace, {}, layout).findings)
+
+
 def replay_record(f: Facts, raw: Mapping[str, Any], dep: Mapping[str, Any]) -> dict[str, Any]:
     """What an audit transcript keeps so that `advisor replay` judges the same facts without the bundle:
     each fact with its evidence line, the deployment's scenario mapping, and its layout and GPU list (with

@@ -1,25 +1,29 @@
 """A consultation: the facts gathered so far, the next question worth asking, and the answers to
 "why?", "how?", "why not X?" and "what if?". The chat app shows this; it decides nothing itself.
 
-Questions are chosen by backward chaining: a fact is asked for only when a rule needs it and its
-value is unknown (the rule is undecided), when it is one of the recommendation's assumptions (an
-unstated value whose alternatives change the answer: advisor.core.assumptions), or when trying its
-other values shows that the answer would change the recommendation. Everything else is assumed, and
-the assumption is stated. Serving or training is not asked once the user counts conversations (only
-a served model has them).
+Questions are chosen by value of information: a fact a rule needs and cannot decide without comes
+first; otherwise each unstated fact's plausible answers are tried, and the fact whose answers change
+the result most (the layout or a warning first, then the conversations that fit and the estimated
+speeds, by their relative change) is asked. A fact whose every answer gives the same result is never
+asked. Serving or training is not asked once the user counts conversations (only a served model has
+them), and host questions (IOMMU, ACS, peer-to-peer, virtualization) are not asked while the servers
+are still being planned: a machine not bought has no host state to look up.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from advisor.chat.strings import t
 from advisor.core.assumptions import answer_key, trials
 from advisor.core.engine import Engine
 from advisor.core.layouts import Layout
-from advisor.core.records import FigureTrace, Recommendation
+from advisor.core.records import FigureTrace, Finding, Recommendation
 from advisor.errors import AdvisorError
+from advisor.i18n import number
 from advisor.inputs.fields import field_table
 from advisor.inputs.freetext import Understood, understand
 from advisor.inputs.scenario import build
@@ -54,6 +58,12 @@ PROBES: dict[str, tuple[Any, ...]] = {
     "kv_cache_dtype": ("bf16", "fp8"),
     "workload_kind": ("inference", "training"),
 }
+# The figures a user reads as the result besides the layout and warnings; a relative change below
+# MIN_CHANGE is rounding, not an answer worth a question.
+RESULT_FIGURES = ("conversations", "one_user_tokens_per_s", "throughput_tokens_per_s")
+MIN_CHANGE = 0.05
+# Facts only a running host can answer: not asked while the servers are still being planned.
+HOST_FACTS = ("p2p", "iommu", "acs", "virtualized")
 # Fact name to scenario path, for every field of the field table (knowledge/fields.yaml).
 PATHS = field_table().paths()
 FACT_OF_PATH = {v: k for k, v in PATHS.items()}
@@ -76,6 +86,34 @@ def outcome(rec: Recommendation | None) -> tuple[Any, ...] | None:
     return answer_key(rec)
 
 
+def figures(rec: Recommendation | None) -> dict[str, float]:
+    """The result figures a user compares: conversations that fit and the estimated speeds."""
+    if rec is None:
+        return {}
+    return {k: float(rec.figures[k]) for k in RESULT_FIGURES if rec.figures.get(k) is not None}
+
+
+def figure_text(key: str, value: float, lang: str) -> str:
+    """A result figure as a reply names it: 'conversations 83', 'one user 42.3 tokens/s'."""
+    return f"{t('fig_' + key, lang)} {number(value, None if key == 'conversations' else 'tokens/s', lang)}"
+
+
+def change(base: Recommendation | None, trial: Recommendation | None) -> float:
+    """How much an answer changes the result: 1 for another layout or other warnings, else the largest
+    relative change of the result figures (0 below MIN_CHANGE)."""
+    if outcome(base) != outcome(trial):
+        return 1.0
+    before, after = figures(base), figures(trial)
+    moved = [abs(after[k] - v) / abs(v) for k, v in before.items() if k in after and v]
+    most = max(moved, default=0.0)
+    return min(most, 0.99) if most >= MIN_CHANGE else 0.0
+
+
+def planning(text: str) -> bool:
+    """Whether the customer says the servers are still to be bought (in English or German)."""
+    return any(re.search(t("planning_pattern", lang), text, re.I) for lang in ("en", "de"))
+
+
 class Consultation:
     """Facts gathered from free-text answers, evaluated by the engine after every answer."""
 
@@ -87,6 +125,11 @@ class Consultation:
         self.asked: Question | None = None
         self.rec: Recommendation | None = None
         self.error: str | None = None
+        self.planning = False  # the servers are not bought yet: no host questions
+        self.evidence: Any = None  # facts read from a pasted topo -m (advisor.core.facts.Facts)
+        self.topology: dict[str, Any] = {}
+        self.host: list[Finding] = []  # the audit's findings on the layout placed on that topology
+        self._tried: dict[str, tuple[Any, ...]] | None = None
 
     # --- state --------------------------------------------------------------------------------
 
@@ -132,9 +175,25 @@ class Consultation:
         self.lang = lang
         if self.rec is not None:
             self.rec = self.rec.in_lang(lang)
+        self.host = [replace(f, lang=lang) for f in self.host]
+
+    def take_evidence(self, evidence: Any, topology: dict[str, Any]) -> None:
+        """Keep a host's read topology: from now on the layout is also judged on it (`host`)."""
+        self.evidence, self.topology = evidence, dict(topology)
+        self._judge_host()
+
+    def _judge_host(self) -> None:
+        self.host = []
+        if self.rec is None or self.evidence is None or not self.topology:
+            return
+        from advisor.audit import judge_plan
+
+        found = judge_plan(self.engine, self.evidence, self.topology, self.rec)
+        self.host = [replace(f, lang=self.lang) for f in found if f.severity in ("warning", "error")]
 
     def _refresh(self) -> None:
         self.error = None
+        self.host = []
         if not self.ready():
             self.rec = None
             return
@@ -143,6 +202,7 @@ class Consultation:
         except AdvisorError as exc:
             self.error = exc.one_line()
             self.rec = None
+        self._judge_host()
 
     # --- answering ----------------------------------------------------------------------------
 
@@ -150,6 +210,8 @@ class Consultation:
         """Take a free-text answer; return what was understood (the caller shows "did you mean")."""
         expecting = self.asked.fact if self.asked else None
         got = understand(text, self.engine.kb, expecting)
+        if planning(text):
+            self.planning = True
         if got.skipped and expecting and expecting not in REQUIRED:
             self.skipped.add(expecting)
         self.fields.update(got.fields)
@@ -163,7 +225,8 @@ class Consultation:
         return got
 
     def next_question(self) -> Question | None:
-        """The first fact, in ASK_ORDER, whose answer could change the recommendation; None when settled."""
+        """The fact whose answers change the result most (a fact an undecided rule needs first, ASK_ORDER
+        breaking ties); None when settled."""
         facts = self.engine.kb.facts
         for fact in REQUIRED:
             path = PATHS[fact]
@@ -177,31 +240,39 @@ class Consultation:
             self.asked = None
             return None
         wanted = {u.fact: u for u in self.rec.unknowns}
-        tried: dict[str, tuple[Any, ...]] | None = None  # the assumptions' trials, read when a fact needs them
+        self._tried = None  # the assumptions' trials, read when a fact needs them
+        best: tuple[float, str, tuple[str, ...]] | None = None
         for fact in ASK_ORDER:
             field_path = PATHS.get(fact)
             if field_path is None or field_path in self.fields or fact in self.skipped or fact in REQUIRED:
                 continue
             if fact == "workload_kind" and PATHS["users"] in self.fields:
                 continue
-            spec = facts[fact]
-            rules: tuple[str, ...] = ()
-            if fact in wanted and wanted[fact].rules:
-                rules = wanted[fact].rules
-            elif fact in PROBES:  # its probes include the values the assumptions try
-                if not self._matters(field_path, PROBES[fact]):
-                    continue
-            else:  # an unstated value the recommendation lists among its assumptions when another changes it
-                if tried is None:
-                    tried = self._trials()
-                if fact not in tried or not self._matters(field_path, tried[fact]):
-                    continue
-            self.asked = Question(
-                fact, spec.question.get(self.lang) if spec.question else fact, rules, tuple(spec.choices)
-            )
-            return self.asked
-        self.asked = None
-        return None
+            if self.planning and fact in HOST_FACTS:
+                continue
+            if fact in wanted and wanted[fact].rules:  # a rule cannot decide without it: worth a changed layout
+                worth, rules = 1.0, wanted[fact].rules
+            else:
+                worth, rules = self._worth(fact, field_path), ()
+            if worth > 0 and (best is None or worth > best[0]):
+                best = (worth, fact, rules)
+            if worth >= 1.0:
+                break
+        if best is None:
+            self.asked = None
+            return None
+        _, fact, rules = best
+        spec = facts[fact]
+        self.asked = Question(fact, spec.question.get(self.lang) if spec.question else fact, rules, tuple(spec.choices))
+        return self.asked
+
+    def _worth(self, fact: str, path: str) -> float:
+        """The value of asking `fact`: the most its plausible answers change the result."""
+        if fact in PROBES:  # its probes include the values the assumptions try
+            return self.value(path, PROBES[fact])
+        if self._tried is None:  # an unstated value the recommendation lists among its assumptions
+            self._tried = self._trials()
+        return self.value(path, self._tried.get(fact, ()))
 
     def _trials(self) -> dict[str, tuple[Any, ...]]:
         """The values the recommendation's assumptions try, by fact (advisor.core.assumptions.trials)."""
@@ -211,18 +282,20 @@ class Consultation:
         scenario = build(raw, self.engine.kb, where="chat")
         return {fact: values for fact, _, values in trials(self.engine.kb, scenario, self.rec.input_states)}
 
-    def _matters(self, path: str, values: Iterable[Any]) -> bool:
+    def value(self, path: str, values: Iterable[Any]) -> float:
+        """The most any of `values` for the field at `path` would change the result (see `change`)."""
         assert self.rec is not None
-        base = outcome(self.rec)
+        most = 0.0
         for value in values:
             trial = dict(self.fields)
             trial[path] = value
             try:
-                if outcome(self.evaluate(trial)) != base:
-                    return True
+                most = max(most, change(self.rec, self.evaluate(trial)))
             except AdvisorError:
                 continue
-        return False
+            if most >= 1.0:
+                break
+        return most
 
     def assumed(self) -> dict[str, Any]:
         """Facts the advisor assumed (defaults) because they were not asked or not answered."""
@@ -265,8 +338,9 @@ class Consultation:
             except AdvisorError:
                 continue
             layout = rec.layout.label() if rec.layout else "—"
+            shown = [layout, *(figure_text(k, v, self.lang) for k, v in figures(rec).items())]
             warn = [f.rule for f in rec.findings if f.severity in ("warning", "error")]
-            lines.append((f"{fact} = {choice}", f"{layout}" + (f"; {', '.join(warn)}" if warn else "")))
+            lines.append((f"{fact} = {choice}", " · ".join(shown) + (f"; {', '.join(warn)}" if warn else "")))
         return lines
 
     def how(self) -> list[FigureTrace]:

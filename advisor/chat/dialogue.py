@@ -26,7 +26,6 @@ from advisor.core.layouts import Layout, parse_layout
 from advisor.core.records import Recommendation
 from advisor.errors import AdvisorError
 from advisor.i18n import LANGS
-from advisor.inputs.evidence.topo import nvlink_kind
 from advisor.inputs.fields import field_table
 from advisor.inputs.limits import MAX_LAYOUT_GPUS, check_layout, check_layout_text
 from advisor.inputs.scenario import SUFFIXES
@@ -231,7 +230,7 @@ class ChatSession:
                 typed = self.offered[0]
         self.offered = []
         asked = self.question
-        before = outcome(c.rec)
+        before, planning = c.rec, c.planning
         got = c.answer(typed)
         parts: list[str] = []
         if got.fields:
@@ -275,16 +274,24 @@ class ChatSession:
                 parts.append(
                     t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang)
                 )
-        parts += self._after(before)
+        if c.planning and not planning:
+            parts.append(t("planning_noted", lang))
+        parts += self._after(before, moved=bool(got.fields) and not c.error)
         return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
 
-    def _after(self, before: Any) -> list[str]:
-        """The recommendation when it changed, then the next question or, once settled, what was assumed."""
+    def _after(self, before: Recommendation | None, moved: bool = False) -> list[str]:
+        """After a turn: when a fact changed (`moved`), the result now and what changed; the whole
+        recommendation when its layout or warnings changed; then the next question or, once settled,
+        what was assumed."""
         c, lang = self.c, self.lang
         parts: list[str] = []
         self._next()
         rec = c.rec
-        changed = rec is not None and outcome(rec) != before
+        changed = rec is not None and outcome(rec) != outcome(before)
+        if rec is not None and moved and before is not None:
+            parts.append(replies.result_change(before, rec, lang))
+        if rec is not None and c.host and (moved or changed):
+            parts.append(replies.host_text(c.host, self._notes(), lang))
         if self.question is not None:
             self.settled_announced = False
             if rec is not None and changed:
@@ -391,6 +398,10 @@ class ChatSession:
     # --- evidence ----------------------------------------------------------------------------------
 
     def _topo(self, said: str) -> Reply:
+        """A pasted `nvidia-smi topo -m`, read by the audit's readers: every hardware fact it shows is
+        taken (GPU count, NVLink, peer-to-peer over NVLink), and the topology is kept, so the layout is
+        judged on its paths (slow paths, grouping) from now on."""
+        from advisor.audit import derive
         from advisor.inputs.evidence.topo import parse_topo
 
         lang = self.lang
@@ -398,11 +409,9 @@ class ChatSession:
         gpus = parsed.data.get("gpus") or []
         if not gpus or not parsed.data.get("paths"):
             return self._reply(said, t("topo_unreadable", lang) + "".join(f"\n- {n}" for n in parsed.notes), "topo")
-        before = outcome(self.c.rec)
-        wanted = {
-            "hardware.gpus_per_node": len(gpus),
-            "hardware.nvlink": nvlink_kind(gpus, parsed.data.get("nvlinks", {})),
-        }
+        before = self.c.rec
+        evidence, raw, dep = derive([parsed], self.engine)
+        wanted = {f"hardware.{k}": v for k, v in (raw.get("hardware") or {}).items() if f"hardware.{k}" in FACT_OF_PATH}
         taken: dict[str, Any] = {}
         problems = []
         for path, value in wanted.items():
@@ -412,7 +421,12 @@ class ChatSession:
             else:
                 taken[path] = value
                 self.origins[path] = "topo"
-        parts = [replies.topo_text(parsed.data, parsed.notes, taken, lang), *problems, *self._after(before)]
+        self.c.take_evidence(evidence, dep.get("topology") or {})
+        parts = [
+            replies.topo_text(parsed.data, parsed.notes, taken, lang),
+            *problems,
+            *self._after(before, moved=True),
+        ]
         return self._reply(said, "\n\n".join(parts), "topo", understood=taken)
 
     def _audit(self, said: str, arg: str) -> Reply:
@@ -502,7 +516,7 @@ class ChatSession:
                 said, t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=exc), "command"
             )
         old = c.fields.get(path, c.assumed().get(fact))
-        before = outcome(c.rec)
+        before = c.rec
         error = self.c.set(path, value)
         if error:
             text = t("set_bad", lang, value=value_text.strip(), fact=fact_label(fact, lang), error=error)
@@ -516,7 +530,7 @@ class ChatSession:
                 old=format_value(old, lang),
                 new=format_value(value, lang),
             ),
-            *self._after(before),
+            *self._after(before, moved=True),
         ]
         return self._reply(said, "\n\n".join(parts), "set", understood={path: value})
 
@@ -622,10 +636,19 @@ class ChatSession:
             )
         )
 
+    def _notes(self) -> replies.Footnotes:
+        """The recommendation's footnotes, then those of the findings on a pasted topology."""
+        assert self.c.rec is not None
+        notes = replies.footnotes(self.c.rec, self.engine.kb)
+        for f in self.c.host:
+            for cite in f.sources:
+                notes.ref(cite)
+        return notes
+
     def _reply(self, said: str, text: str, kind: str, notes: list[Citation] | None = None, **extra: Any) -> Reply:
         rec = self.c.rec
         if notes is None:
-            notes = replies.footnotes(rec, self.engine.kb).items if rec is not None else []
+            notes = self._notes().items if rec is not None else []
         return Reply(
             said=said,
             text=text,

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from advisor.chat.consult import FACT_OF_PATH, Question
+from advisor.chat.consult import FACT_OF_PATH, RESULT_FIGURES, Question
 from advisor.chat.strings import choice_label, fact_label, format_value, t
 from advisor.core.layouts import Layout
 from advisor.core.records import FigureTrace, Finding, Recommendation
@@ -135,6 +135,34 @@ def recommendation_brief(rec: Recommendation, notes: Footnotes) -> str:
         ]
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def result_change(before: Recommendation | None, after: Recommendation, lang: str) -> str:
+    """One line after a changed fact: the layout and the result figures now, each with what it was."""
+    layout = after.layout.label() if after.layout else label("no_layout", lang)
+    was = (before.layout.label() if before.layout else label("no_layout", lang)) if before is not None else None
+    items = [f"{layout} ({t('unchanged', lang)})" if was == layout else (f"{was} → {layout}" if was else layout)]
+    for key in RESULT_FIGURES:
+        now = after.figures.get(key)
+        if now is None:
+            continue
+        tr = after.traces.get(key)
+        unit = None if key == "conversations" else (tr.unit if tr else "tokens/s")
+        then = before.figures.get(key) if before is not None else None
+        shown = number(now, unit, lang)
+        if then is not None and number(then, unit, lang) != shown:
+            shown = f"{number(then, None, lang)} → {shown}"
+        items.append(f"{t('fig_' + key, lang)} {shown}")
+    return f"**{t('result_now', lang)}:** " + " · ".join(items)
+
+
+def host_text(found: list[Finding], notes: Footnotes, lang: str) -> str:
+    """The audit's findings on the layout as the pasted topology places it, with their fixes."""
+    out = [f"**{t('host_findings', lang)}:**"]
+    for f in found:
+        line = f"- **{f.title}** (`{f.rule}`): {f.explanation} {''.join(notes.ref(c) for c in f.sources)}".rstrip()
+        out.append(line + (f" {f.fix}" if f.fix else ""))
+    return "\n".join(out)
 
 
 def question_text(q: Question, lang: str) -> str:

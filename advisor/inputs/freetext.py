@@ -162,6 +162,8 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     _values(lowered, table, f, expecting)
 
     _names(raw, lowered, kb, out)
+    if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
+        f["kv_cache_dtype"] = f.pop("precision")
     if expecting and not f and not out.unsure:
         asked = table.by_fact().get(expecting) or table.by_path().get(expecting)
         if asked is not None:
@@ -230,7 +232,9 @@ def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
         text = norm_name(lowered)
         best: tuple[float, str, str] | None = None
         for name, item_id in index.items():
-            if len(name) < 3:
+            if len(name) < 3:  # a two-letter name ("l4") only as a word of its own, never inside "l40s"
+                if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) and best is None:
+                    best = (100.0, name, item_id)
                 continue
             digits = set(re.findall(r"\d+", name))
             if not digits <= set(re.findall(r"\d+", text)):
@@ -242,8 +246,13 @@ def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
             out.fields[key] = item_id_name(kb, kind, best[2])
             if kind == "gpu":
                 m = re.search(rf"(\d+)\s*(?:{GPUS})?\s*(?:x\s*)?[^\d]{{0,3}}{re.escape(best[1].split()[0])}", text)
+                one = re.search(
+                    rf"\b(?:an?|single|a single|eine?[nr]?|einzelne[nr]?)\s+{re.escape(best[1].split()[0])}", text
+                )
                 if m:
                     out.fields.setdefault("hardware.gpus_per_node", int(m.group(1)))
+                elif one:
+                    out.fields.setdefault("hardware.gpus_per_node", 1)
         elif kind == "model" and re.search(r"\b(l+ama|qwen|mistral|mixtral|deepseek|gpt|gemma|phi)", lowered):
             found = process.extract(text, list(index), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=60)
             out.unsure["model"] = list(dict.fromkeys(kb.models[index[m]].name for m, _s, _i in found))

@@ -34,10 +34,23 @@ TRIALS: dict[str, tuple[Any, ...]] = {
 }
 
 
+def moved(base: Any, trial: Any) -> bool:
+    """Whether a user sees another result: the layout or the warnings, or the conversations that fit or
+    an estimated speed by a tenth or more."""
+    if outcome(trial) != outcome(base):
+        return True
+    for key in ("conversations", "one_user_tokens_per_s", "throughput_tokens_per_s"):
+        a, b = base.figures.get(key), trial.figures.get(key)
+        if a and b is not None and abs(b - a) / abs(a) >= 0.1:
+            return True
+    return False
+
+
 def assert_every_question_mattered(engine: Any, session: ChatSession) -> None:
     """For each question the app asked: the model and GPU are needed for any answer at all; any other
     fact was the input of a rule that could not decide without it, or some answer to it changes the
-    layout or the warnings (checked with Consultation on the facts known when it was asked)."""
+    layout, the warnings, the conversations or the estimated speed (checked with Consultation on the
+    facts known when it was asked)."""
     assert session.asked, "no question was asked"
     for asked in session.asked:
         fact = asked.question.fact
@@ -58,7 +71,7 @@ def assert_every_question_mattered(engine: Any, session: ChatSession) -> None:
                 trial = c.evaluate({**asked.fields, path: value})
             except AdvisorError:
                 continue
-            if outcome(trial) != outcome(base):
+            if moved(base, trial):
                 changed.append(value)
         assert changed, f"asked for {fact} with {asked.fields}, but no answer changes the recommendation"
 

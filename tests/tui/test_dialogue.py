@@ -80,7 +80,7 @@ def test_why_at_a_rule_question_and_once_settled(rtx60):
     rtx60.respond("skip")
     assert rtx60.question.fact == "p2p"
     why = rtx60.respond("why").text
-    assert "`tp-over-pcie-p2p-broken`" in why and "| peer-to-peer = broken | PP 2 |" in why
+    assert "`tp-over-pcie-p2p-broken`" in why and "| peer-to-peer = broken | PP 2 · conversations " in why
     while rtx60.question is not None:
         rtx60.respond("skip")
     why = rtx60.respond("why").text

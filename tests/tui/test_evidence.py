@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual import events
 
-from advisor.chat.dialogue import nvlink_kind
+from advisor.inputs.evidence.topo import nvlink_kind
 from advisor.tui.chatinput import ChatInput
 from advisor.tui.fact_panel import FactsTable
 from tests.evidence_data import AUDIT_DATA, verbatim

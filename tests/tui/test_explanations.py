@@ -20,7 +20,9 @@ def test_why_how_why_not_what_if(build):
         why = await say(pilot, "why?")
         assert why.question.fact == "context_tokens"
         assert why.text.startswith("**Why I ask about the context (tokens)**")
-        assert "| context (tokens) = 2048 | 2 × 1 GPU |" in why.text and "users-exceed-capacity" in why.text
+        assert (
+            "| context (tokens) = 2048 | 2 × 1 GPU · conversations " in why.text and "users-exceed-capacity" in why.text
+        )
         # how: formula, with numbers, value with unit, kind, source quote and footnote
         how = await say(pilot, "how")
         assert "- **KV cache of one conversation** = **1.25 GiB** (exact) [3]" in how.text
