@@ -179,6 +179,62 @@ WRITTEN_FROM = {
         "neu starten",
         "caused by previous Xid 149",
     ),
+    "fail_23_nccl_socket_message_truncated_247.txt": (
+        "nccl-message-truncated",
+        "error",
+        "NCCL_DEBUG_SUBSYS=COLL",
+        "NCCL_DEBUG_SUBSYS=COLL",
+        "receiving 696320 bytes",
+    ),
+    "fail_24_nvidia_smi_device_handle_unknown_error.txt": (
+        "gpu-device-handle-unknown-error",
+        "error",
+        "check cooling",
+        "Kühlung",
+        "GPU 0000:09:00.0: Unknown Error",
+    ),
+    "fail_25_sglang_not_enough_memory_mem_fraction.txt": (
+        "sglang-mem-fraction-too-low",
+        "error",
+        "Raise --mem-fraction-static",
+        "--mem-fraction-static erhöhen",
+        "Not enough memory",
+    ),
+    "fail_26_nccl_nvls_invalid_argument_h100_2185.txt": (
+        "nccl-nvls-invalid-argument",
+        "error",
+        "NCCL_NVLS_ENABLE=0",
+        "NCCL_NVLS_ENABLE=0",
+        "transport/nvls.cc:165",
+    ),
+    "fail_27_gsp_timeout_gpu6_driver59571.txt": (
+        "gsp-rpc-timeout",
+        "error",
+        "NVreg_EnableGpuFirmware=0",
+        "NVreg_EnableGpuFirmware=0",
+        "GSP Timeout",
+    ),
+    "fail_28_nccl_shm_attach_missing_segment.txt": (
+        "nccl-shm-attach-failed",
+        "error",
+        "NCCL_CUMEM_HOST_ENABLE=0",
+        "NCCL_CUMEM_HOST_ENABLE=0",
+        "nccl-glnlGK",
+    ),
+    "fail_29_nccl_p2p_disabled_between_nvlink_gpus.txt": (
+        "nccl-p2p-disabled-on-nvlink",
+        "error",
+        "nvidia-smi nvlink -s",
+        "nvidia-smi nvlink -s",
+        "GPUs 1 and 0",
+    ),
+    "fail_30_nccl_remote_error_v100_2215.txt": (
+        "nccl-remote-error-network",
+        "error",
+        "first rank that failed",
+        "ersten gescheiterten Rang",
+        "remote process exited",
+    ),
 }
 # kept back until the catalogue worked; all named their thread's diagnosis untuned (see the commit)
 HELD_BACK = {
@@ -197,6 +253,7 @@ HELD_BACK = {
     "held_13_opensora_invalid_device_ordinal.txt": ("cuda-invalid-device-ordinal", "invalid device ordinal"),
     "held_14_gpud_xid145_kmsg.txt": ("nvlink-xid-fatal", "145, RLW_RXPIPE"),
     "held_15_roop_cuda35.txt": ("cuda-driver-insufficient", "CUDA failure 35"),
+    "held_17_unraid_device_handle_gpu0000_04.txt": ("gpu-device-handle-unknown-error", "GPU0000:04:00.0"),
 }
 # a NET/IB completion error 4 (not the retry-exceeded 12), and the custom all-reduce failure an older
 # capture already held (its thread disabled custom all-reduce)
@@ -300,6 +357,8 @@ def test_every_signature_is_bounded_and_a_slow_one_is_refused(tmp_path):
         "Duplicate GPU detected : rank 1 and rank ",
         "Total number of attention heads (",
         "caused by previous Xid 4",
+        "message truncated : receiving 1 bytes instead of ",
+        "Unable to determine the device handle for GPU ",
         "WARN Call to connect failed : Connection ",
     ],
 )
