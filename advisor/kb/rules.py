@@ -325,7 +325,8 @@ def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
         if not isinstance(rules, list):
             raise RuleBaseError("'rules' must be a list", where=str(path))
         raw_rules += [(r, str(path)) for r in rules]
-    raw_rules += [(_failure_rule(f), f.where) for f in kb.failures.values()]
+    # the catalogue's rules come first, so that the rules of the files keep the order of their files
+    raw_rules = [(_failure_rule(f), f.where) for f in kb.failures.values()] + raw_rules
     for raw, where in raw_rules:
         rule = _rule(raw, where, kb, base.topics)
         if rule.id in base.rules:
