@@ -16,7 +16,7 @@ from typing import Any
 
 from advisor.errors import InputError, KnowledgeError
 from advisor.fuzzy import closest
-from advisor.i18n import Text
+from advisor.i18n import LANGS, Text
 from advisor.kb.paths import knowledge_dir
 from advisor.kb.schema import DERIVED, GIVEN, WHERE, Entry, Record, key, read
 from advisor.yamlio import load_file, load_file_cached
@@ -259,6 +259,28 @@ class Question(Record):
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
 
+class Failure(Record):
+    """A recurring multi-GPU failure seen in public threads: its signature in evidence, what it means,
+    the fix the thread used, how to verify it, and the versions it was reported with."""
+
+    id: str = key(doc="lowercase words joined by '-'; its audit rule is failure-ID, its fact failure_ID")
+    severity: str = key(choices=("info", "advice", "warning", "error"), doc="how bad a match is")
+    topics: tuple[str, ...] = key(doc="the rule topics it belongs to")
+    signature: tuple[str, ...] = key(doc="line patterns (bounded, linear; see advisor.kb.signatures) in any evidence")
+    title: Text = key(doc="a short title, in every language")
+    explain: Text = key(doc="what the match means, in every language")
+    fix: Text = key(doc="what the thread's resolution did, in every language")
+    verify: tuple[str, ...] = key(default=(), doc="commands that show the fix worked")
+    versions: Mapping[str, str] = key(default={}, doc="versions the thread reports: nccl, driver, cuda, engine")
+    cite: tuple[Citation, ...] = key(doc="the public threads, with the words of their resolution")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
+
+    @property
+    def fact(self) -> str:
+        """The evidence fact a match sets (and the failure's rule reads)."""
+        return "failure_" + self.id.replace("-", "_")
+
+
 class Conflict(Record):
     """A disagreement between sources, with the resolution and why."""
 
@@ -455,6 +477,7 @@ class Knowledge:
     engine_flags: dict[str, ServingEngine] = field(default_factory=dict)
     questions: dict[str, Question] = field(default_factory=dict)
     measurements: dict[str, Measurement] = field(default_factory=dict)
+    failures: dict[str, Failure] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -555,11 +578,44 @@ def load(root: Path | None = None) -> Knowledge:
                 raise KnowledgeError(f"duplicate fact {name!r}", where=str(path))
             kb.facts[name] = read(FactSpec, raw, f"{path} fact {name}", name=name)
     _facts_of_fields(kb, root / "fields.yaml")
+    _facts_of_failures(kb)
     for path in _files(root, "settings"):
         data = load_file(path, KnowledgeError)
         if isinstance(data, dict):
             kb.settings.update(data.get("settings") or {})
     return kb
+
+
+def load_failures(root: Path | None = None) -> tuple[Failure, ...]:
+    """The failure catalogue alone (knowledge/failures.yaml), for the evidence reader that matches its
+    signatures; the whole knowledge base (`load`) checks the same entries and their patterns."""
+    root = root or knowledge_dir()
+    return tuple(
+        read(Failure, raw, where) for path in _files(root, "failures") for raw, where in _entries(path, "failures")
+    )
+
+
+MATCHED = {"en": "its signature matched in the evidence", "de": "seine Signatur steht in der Evidenz"}
+
+
+def _facts_of_failures(kb: Knowledge) -> None:
+    """One evidence fact per catalogued failure (true where its signature matched), so that a failure is
+    one entry of knowledge/failures.yaml: its fact, reader pattern and audit rule all follow from it."""
+    from advisor.kb.signatures import problem
+
+    for failure in kb.failures.values():
+        for pattern in failure.signature:
+            why = problem(pattern)
+            if why:
+                raise KnowledgeError(f"failure {failure.id!r}: signature {pattern[:60]!r} {why}", where=failure.where)
+        if failure.fact in kb.facts:
+            raise KnowledgeError(
+                f"fact {failure.fact!r} of failure {failure.id!r} is declared twice", where=failure.where
+            )
+        doc = {lang: f"{failure.title.get(lang)} ({MATCHED[lang]})" for lang in LANGS}
+        kb.facts[failure.fact] = read(
+            FactSpec, {"kind": "evidence", "type": "bool", "doc": doc}, failure.where, name=failure.fact
+        )
 
 
 # The fact type of each field type of knowledge/fields.yaml (the first where a field admits two).
@@ -609,4 +665,5 @@ RECORDS: tuple[tuple[str, type, str], ...] = (
     ("engine_flags", ServingEngine, "serving engine"),
     ("questions", Question, "question"),
     ("measurements", Measurement, "measurement"),
+    ("failures", Failure, "failure"),
 )

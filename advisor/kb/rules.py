@@ -16,7 +16,7 @@ from typing import Any, Literal
 from advisor.errors import AdvisorError, RuleBaseError
 from advisor.i18n import LANGS, Text
 from advisor.kb.expr import Expression, parse
-from advisor.kb.knowledge import Citation, Knowledge
+from advisor.kb.knowledge import Citation, Failure, Knowledge
 from advisor.kb.paths import rules_dir
 from advisor.kb.schema import Record, key
 from advisor.yamlio import line_of, load_file
@@ -269,6 +269,34 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
     return orders
 
 
+VERSIONS = {"en": "Reported with", "de": "Gemeldet mit"}
+
+
+def _failure_rule(failure: Failure) -> dict[str, Any]:
+    """The audit rule of a catalogued failure (knowledge/failures.yaml): it fires where the failure's
+    signature matched a line of the evidence, and says the versions the thread reported it with."""
+    versions = ", ".join(f"{k} {v}" for k, v in failure.versions.items())
+    explain = {
+        lang: failure.explain.get(lang) + (f" {VERSIONS[lang]}: {versions}." if versions else "") for lang in LANGS
+    }
+    cite = [{"source": c.source, "locator": c.locator, "quote": c.quote} for c in failure.cite]
+    texts = {lang: failure.title.get(lang) for lang in LANGS}
+    return {
+        "id": f"failure-{failure.id}",
+        "title": texts,
+        "severity": failure.severity,
+        "topics": list(failure.topics),
+        "scope": "audit",
+        "when": failure.fact,
+        "explain": explain,
+        "fix": {lang: failure.fix.get(lang) for lang in LANGS},
+        "verify": list(failure.verify),
+        "cite": cite,
+        "doc": {"what": texts, "why": {lang: failure.explain.get(lang) for lang in LANGS}, "example": texts},
+        "cases": {"fires": [{"facts": {failure.fact: True}}], "quiet": [{"facts": {failure.fact: False}}]},
+    }
+
+
 def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
     """Load every rules/*.yaml file; RuleBaseError names the file, line and rule on any problem."""
     root = root or rules_dir()
@@ -297,6 +325,8 @@ def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
         if not isinstance(rules, list):
             raise RuleBaseError("'rules' must be a list", where=str(path))
         raw_rules += [(r, str(path)) for r in rules]
+    # the catalogue's rules come first, so that the rules of the files keep the order of their files
+    raw_rules = [(_failure_rule(f), f.where) for f in kb.failures.values()] + raw_rules
     for raw, where in raw_rules:
         rule = _rule(raw, where, kb, base.topics)
         if rule.id in base.rules:

@@ -21,6 +21,7 @@ from advisor.inputs.evidence import (
     Parsed,
     clean,
     deployment,
+    failures,
     kernel,
     launch,
     manifest,
@@ -47,6 +48,7 @@ READERS: tuple[Reader, ...] = (
     nccl.ALLREDUCE,
     nccl.P2P_TEST,
     nccl.LOG,
+    failures.FAILURES,
 )
 
 
