@@ -37,10 +37,9 @@ class _Python(ast.NodeTransformer):
         return ast.Call(func=ast.Name(id=FUNCTIONS[node.func.id], ctx=ast.Load()), args=args, keywords=[])
 
 
-def when_function(name: str, tree: ast.expr) -> list[str]:
-    """A condition as plain Python, for the case where every fact it names is known (then the rule
-    language's three-valued logic is two-valued); None where one is unknown or the comparison fails, and
-    the caller interprets the tree instead."""
+def function(name: str, tree: ast.expr, wrap: str = "{}") -> list[str]:
+    """A function of the facts computing `tree` as plain Python (`wrap` around the expression), None
+    where a fact it reads is unknown or the arithmetic fails."""
     tr = _Python()
     body = ast.unparse(tr.visit(ast.fix_missing_locations(ast.Expression(body=_copy(tree)))).body)
     lines = [f"def {name}(env: Mapping[str, Any]) -> Any:"]
@@ -50,13 +49,20 @@ def when_function(name: str, tree: ast.expr) -> list[str]:
         lines.append("        return None")
     lines += [
         "    try:",
-        f"        return bool({body})",
+        f"        return {wrap.format(body)}",
         "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
         "        return None",
         "",
         "",
     ]
     return lines
+
+
+def when_function(name: str, tree: ast.expr) -> list[str]:
+    """A condition as plain Python, for the case where every fact it names is known (then the rule
+    language's three-valued logic is two-valued); None where one is unknown or the comparison fails, and
+    the caller interprets the tree instead."""
+    return function(name, tree, "bool({})")
 
 
 def render(root: Path | None = None) -> str:
@@ -83,23 +89,8 @@ def render(root: Path | None = None) -> str:
     conditions = []
     for fid in sorted(calc.formulas):
         f = calc.formulas[fid]
-        tr = _Python()
-        body = ast.unparse(tr.visit(ast.fix_missing_locations(ast.Expression(body=_copy(f.expr.tree)))).body)
         name = "f_" + fid.replace("-", "_")
-        lines.append(f"def {name}(env: Mapping[str, Any]) -> Any:")
-        for n in tr.names:
-            lines.append(f'    v_{n} = env.get("{n}")')
-        if tr.names:
-            lines.append("    if " + " or ".join(f"v_{n} is None" for n in tr.names) + ":")
-            lines.append("        return None")
-        lines += [
-            "    try:",
-            f"        return {body}",
-            "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
-            "        return None",
-            "",
-            "",
-        ]
+        lines += function(name, f.expr.tree)
         table.append(f'    "{fid}": {name},')
         if f.when is not None:
             lines += when_function("w_" + fid.replace("-", "_"), f.when.tree)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from advisor.inputs.evidence import Evidence, Parsed, clean, gap
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
+from advisor.kb.signatures import matching_lines
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 OLD_ROW = re.compile(
@@ -37,22 +38,6 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
 # the patterns written in lower case match the lower-cased text: a case-insensitive regex cannot skip
 # ahead to its first letter and costs several times more on a long file
 ANY_CASE = frozenset(key for key, p in LOG_PATTERNS.items() if p.pattern == p.pattern.lower())
-
-
-def _matching_lines(pattern: re.Pattern[str], text: str) -> Iterator[int]:
-    """The 1-based numbers of the lines where `pattern` matches: one search per matching line at most,
-    each resumed after the line it matched on, so a line of a million matches costs one search."""
-    at, line, pos = 0, 1, 0
-    while True:
-        m = pattern.search(text, pos)
-        if m is None:
-            return
-        line += text.count("\n", at, m.start())
-        yield line
-        end = text.find("\n", m.end())
-        if end < 0:
-            return
-        at, pos, line = end + 1, end + 1, line + 1
 
 
 # NCCL_P2P_LEVEL (NCCL's env docs): the farthest path on which NCCL still uses P2P, as the rank of the
@@ -266,7 +251,7 @@ def parse_log(text: str, file: str) -> Parsed:
     lines = text.split("\n")
     seen: dict[str, int] = {}
     for key, pattern in LOG_PATTERNS.items():
-        for no in _matching_lines(pattern, lowered if key in ANY_CASE else text):
+        for no, _line, _column in matching_lines(pattern, lowered if key in ANY_CASE else text):
             seen[key] = seen.get(key, 0) + 1
             out.at(key, no, lines[no - 1])
     out.data = {"events": seen}
