@@ -27,7 +27,6 @@ from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
 from advisor.inputs.evidence.reader import ALL_RANKS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions, parse_files
 from advisor.inputs.scenario import build, check_nvlink, observed_nvlink
-from advisor.kb.knowledge import name_index, norm_name
 from advisor.kb.rules import SEVERITIES
 
 
@@ -116,7 +115,7 @@ def _catalogue_name(engine: Engine, given: str, others: Iterable[str]) -> str:
 def in_catalogue(engine: Engine, name: str) -> bool:
     """Whether the catalogue holds this model name exactly (id, name, alias, HF repo or its last part):
     a launch line's model is never matched loosely, since a near name is most often another model."""
-    return norm_name(name) in name_index(engine.kb.models.values())
+    return engine.kb.has_model_name(name)
 
 
 def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, Any]) -> list[list[int]]:

@@ -13,6 +13,8 @@ without one, and says so when it is binary.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import functools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -57,12 +59,29 @@ def not_regular(mode: int) -> str | None:
 
 
 def pseudo_file(path: Path) -> bool:
-    """Whether the path lies under /proc, /sys or /dev, whose files stream rather than hold bytes."""
+    """Whether the path lies under /proc, /sys or /dev, whose files stream rather than hold bytes: by
+    the file system it is on where it exists (one stat, links followed), else by its resolved name."""
+    try:
+        if os.stat(path).st_dev in _pseudo_devices():
+            return True
+        absolute = os.path.abspath(path)
+        return any(absolute == root or absolute.startswith(root + "/") for root in PSEUDO_ROOTS)
+    except (OSError, ValueError):
+        pass
     try:
         resolved = str(path.resolve())
     except (OSError, RuntimeError):
         resolved = os.path.abspath(path)
     return any(resolved == root or resolved.startswith(root + "/") for root in PSEUDO_ROOTS)
+
+
+@functools.cache
+def _pseudo_devices() -> frozenset[int]:
+    devices = set()
+    for root in PSEUDO_ROOTS:
+        with contextlib.suppress(OSError):
+            devices.add(os.stat(root).st_dev)
+    return frozenset(devices)
 
 
 def check_regular(path: Path) -> os.stat_result:

@@ -166,7 +166,8 @@ class Engine:
         """The recommendation for a scenario; with `only`, the evaluation of that one layout; `known`
         facts (read from a host by the audit) replace what the advisor would otherwise assume. With
         `only` and `search=False`, only the layouts needed for the scenario facts are evaluated (the
-        smallest fit is then found among pipelines, which never need more GPUs than TP). `explained=False`
+        smallest fit is then found among pipelines, which never need more GPUs than TP) and no
+        alternatives are listed (a fleet audit shows none). `explained=False`
         leaves out what only a reader needs (the findings' figure traces, the alternatives, the launch
         lines): the answer and its findings are the same, for comparing answers (the assumptions)."""
         env, origin = scenario_facts(s, self.kb)
@@ -195,7 +196,7 @@ class Engine:
         chosen = cands[0] if only is not None else self._select(cands, env)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        rec = self._result(s, env, trace, chosen, cands, origin, explained, asked=only is not None)
+        rec = self._result(s, env, trace, chosen, cands, origin, explained, asked=only is not None, listed=search)
         if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
             rec.assumption_builder = self._assumption_builder(s, rec, only)
         return rec.in_lang(lang)
@@ -288,6 +289,7 @@ class Engine:
         origin: dict[str, Origin],
         explained: bool = True,
         asked: bool = False,
+        listed: bool = True,
     ) -> Recommendation:
         from advisor.core.launch_lines import launch_commands
 
@@ -327,7 +329,7 @@ class Engine:
             input=s.data,
             layout=chosen.layout if chosen else None,
             figures=figures,
-            alternatives=self._alternatives(chosen, cands, env, asked=asked) if explained else [],
+            alternatives=self._alternatives(chosen, cands, env, asked=asked) if explained and listed else [],
             findings=findings,
             unknowns=self._assumed_unknowns(env, origin) + self._unknowns(undecided),
             launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen and explained else {},

@@ -228,4 +228,9 @@ def _load(path: Path) -> FieldTable:
 
 def field_table(root: Path | None = None) -> FieldTable:
     """The field table of the knowledge folder `root` (default: the advisor's knowledge base)."""
+    return _table(root)
+
+
+@cache
+def _table(root: Path | None) -> FieldTable:
     return _load(((root or knowledge_dir()) / FILE).resolve())

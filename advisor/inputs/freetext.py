@@ -225,10 +225,10 @@ def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
     """The model and the GPU (with a count) named in the text, fuzzy-matched with the numbers kept."""
     from rapidfuzz import fuzz, process
 
-    from advisor.kb.knowledge import name_index, norm_name
+    from advisor.kb.knowledge import norm_name
 
-    for kind, items, key in (("gpu", kb.gpus.values(), "hardware.gpu"), ("model", kb.models.values(), "model")):
-        index = name_index(items)
+    for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
+        index = kb.names_of(kind)
         text = norm_name(lowered)
         best: tuple[float, str, str] | None = None
         for name, item_id in index.items():

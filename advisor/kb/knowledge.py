@@ -492,6 +492,14 @@ class Knowledge:
         """The GPU called `name` (id, name or alias, fuzzy); InputError with the closest names."""
         return self.gpus[_find(name, self._gpu_names, "GPU", "advisor gpus")]
 
+    def names_of(self, kind: str) -> dict[str, str]:
+        """Every GPU's or model's ('gpu' or 'model') normalised names, each to its id; built once."""
+        return self._gpu_names if kind == "gpu" else self._model_names
+
+    def has_model_name(self, name: str) -> bool:
+        """Whether `name` is exactly a model's id, name, alias, HF repo or its last part (no fuzzy match)."""
+        return norm_name(name) in self._model_names
+
     def find_model(self, name: str) -> Model:
         """The model called `name` (id, name, alias or HF repo, fuzzy); InputError with the closest names."""
         return self.models[_find(name, self._model_names, "model", "advisor models")]

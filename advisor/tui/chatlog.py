@@ -26,9 +26,13 @@ class ChatLog(RichLog):
         self._append(Padding(Text("› " + text.rstrip(), style="bold"), (1, 0, 0, 6)))
 
     def add_advisor(self, markdown: str) -> None:
-        """Show an advisor message, rendered from Markdown."""
+        """Show an advisor message, rendered from Markdown; one taller than the pane is shown from its
+        first line (with the question above it), so the reader starts at the beginning of the answer."""
         self.messages.append(("advisor", markdown))
+        start = len(self.lines)
         self._append(Padding(Markdown(markdown, hyperlinks=False), (1, 0, 0, 0)))
+        if len(self.lines) - start > self.scrollable_content_region.height > 0:
+            self.scroll_to(y=max(start - 2, 0), animate=False, immediate=True)
 
     def _append(self, renderable: Padding) -> None:
         """Write at the bottom and scroll there now, so the message is in the next frame (RichLog's
