@@ -79,10 +79,11 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from advisor.core.engine import Engine
     from advisor.core.layouts import parse_layout
     from advisor.inputs.scenario import build
+    from advisor.size import one_models_share
 
     engine = Engine.load()
     raw, where, base = raw_scenario(args)
-    scenario = build(raw, engine.kb, where=where, base_dir=base)
+    scenario = one_models_share(raw, build(raw, engine.kb, where=where, base_dir=base), engine.kb, where, base)
     only = _checked_layout(args.layout, parse_layout, scenario, engine.kb) if args.layout else None
     if only is not None and only.gpus > scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]:
         raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")

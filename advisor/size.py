@@ -23,7 +23,7 @@ from advisor.core.engine import Engine
 from advisor.core.records import Recommendation, SizeRow, Sizing
 from advisor.errors import InputError
 from advisor.i18n import DEFAULT_LANG
-from advisor.inputs.scenario import build
+from advisor.inputs.scenario import Scenario, build
 from advisor.kb.knowledge import Knowledge, Platform
 
 
@@ -94,14 +94,40 @@ def _hardware(p: Platform, gpus_per_node: int, nodes: int) -> dict[str, Any]:
 
 
 def _share(p: Platform, models: int) -> tuple[int, int] | None:
-    """One of `models` equal shares of the platform's GPUs as (GPUs per node, nodes); None when there
-    are fewer GPUs than models. A share stays inside one node where it can."""
-    each = p.gpus_per_node * p.nodes // models
+    """One of `models` equal shares of the platform's GPUs as (GPUs per node, nodes)."""
+    return share(p.gpus_per_node, p.nodes, models)
+
+
+def share(gpus_per_node: int, nodes: int, models: int) -> tuple[int, int] | None:
+    """One of `models` equal shares of `gpus_per_node` × `nodes` GPUs as (GPUs per node, nodes); None when
+    there are fewer GPUs than models. A share stays inside one node where it can."""
+    each = gpus_per_node * nodes // models
     if each == 0:
         return None
-    if each <= p.gpus_per_node:
+    if each <= gpus_per_node:
         return each, 1
-    return p.gpus_per_node, each // p.gpus_per_node
+    return gpus_per_node, each // gpus_per_node
+
+
+def one_models_share(
+    raw: Mapping[str, Any], scenario: Scenario, kb: Knowledge, where: str, base_dir: Path | None
+) -> Scenario:
+    """The scenario of one of workload.independent_models models on its own equal share of the hardware
+    (the scenario itself for one model); refused in one line when there are fewer GPUs than models."""
+    models = int(scenario.data["workload"].get("independent_models") or 1)
+    if models <= 1:
+        return scenario
+    hw = scenario.data["hardware"]
+    each = share(hw["gpus_per_node"], hw["nodes"], models)
+    if each is None:
+        total = hw["gpus_per_node"] * hw["nodes"]
+        raise InputError(
+            f"{models} independent models need at least {models} GPUs, each its own; the scenario has {total}",
+            where=where,
+            hint="give more GPUs (--gpus) or fewer models (--independent-models), or ask `advisor size`",
+        )
+    hardware = {**dict(raw.get("hardware") or {}), "gpus_per_node": each[0], "nodes": each[1]}
+    return build({**raw, "hardware": hardware}, kb, where=where, base_dir=base_dir)
 
 
 def _status(rec: Recommendation) -> str:

@@ -75,3 +75,40 @@ def test_a_model_only_an_sxm_gpu_holds_alone_means_a_board(cli):
     assert set(advice) == {"buy-board-when-only-sxm-holds-it"}
     assert "8 × HGX B300" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
     assert "boards of 4 or 8 GPUs" in advice["buy-board-when-only-sxm-holds-it"]["explanation"]
+
+
+def test_two_different_8b_models_on_one_4_gpu_box_get_two_gpus_each(cli):
+    # "We want two different 8B models on one box with 4 RTX PRO 6000, 40 users each: how do we run them?"
+    box = ("--model", "llama 3.1 8b", "--gpu", "rtx-pro-6000-ws", "--gpus", "4", "--users", "40")
+    code, out, err = cli("recommend", *box, "--independent-models", "2", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["input"]["hardware"]["gpus_per_node"] == 2  # one model's share of the 4
+    assert doc["input"]["workload"]["independent_models"] == 2
+    assert doc["layout"]["replicas"] * doc["layout"]["gpus_per_replica"] <= 2
+    alone = json.loads(cli("recommend", *box, "--format", "json")[1])
+    assert alone["input"]["hardware"]["gpus_per_node"] == 4
+    assert doc["figures"]["conversations"] < alone["figures"]["conversations"]
+    code, out, _ = cli("recommend", *box, "--independent-models", "2")
+    assert out.splitlines()[0].endswith("one of 2 independent models, each on its own 2 GPUs")
+    code, out, _ = cli("recommend", *box, "--independent-models", "2", "--lang", "de")
+    assert out.splitlines()[0].endswith("eines von 2 unabhängigen Modellen, jedes auf eigenen 2 GPUs")
+
+
+def test_size_takes_the_independent_models_flag_like_the_scenario_field(cli, four_teams):
+    by_file = _json(cli, four_teams)
+    by_flag = _json(cli, "--model", "mistral small 24b", "--independent-models", "4", "--users", "8")
+    assert by_flag["facts"]["independent_models"] == 4
+    assert by_flag["smallest"] == by_file["smallest"]
+    assert [f["rule"] for f in by_flag["purchase"]] == ["buy-pcie-for-independent-models"]
+
+
+def test_more_models_than_gpus_exits_2_with_one_line(cli):
+    code, out, err = cli(
+        "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--gpus", "1", "--independent-models", "2"
+    )
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "advisor: error: flags: 2 independent models need at least 2 GPUs, each its own; the scenario has 1 "
+        "(give more GPUs (--gpus) or fewer models (--independent-models), or ask `advisor size`)"
+    ]

@@ -190,10 +190,16 @@ def scenario_line(rec: Recommendation) -> str:
     noun = label("conversation" if users == 1 else "conversations", lang)
     who = f"{format_number(users, lang)} {noun} × " if users else ""
     kind, goal = (label(f"name_{v}", lang) if has_label(f"name_{v}") else v for v in (wl["kind"], wl["goal"]))
+    models = wl.get("independent_models") or 1
+    share = (
+        f" · {fill(label('model_share', lang), {'models': models, 'gpus': hw['gpus_per_node'] * hw['nodes']}, lang)}"
+        if models > 1
+        else ""
+    )
     return (
         f"{d['model']} · {d['precision'].upper()} (KV {d['kv_cache_dtype'].upper()}) · "
         f"{hw['gpus_per_node']} × {hw['gpu']}{nodes} · {who}{number(wl['context_tokens'], 'tokens', lang)} · "
-        f"{kind}, {goal}"
+        f"{kind}, {goal}{share}"
     )
 
 

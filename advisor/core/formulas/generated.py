@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "45bc5c63c27cae09"
+SOURCE_HASH = "c251ccdb657ebed1"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -202,6 +202,49 @@ def w_cache_per_gpu(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_cache_per_gpu_after_reserve(env: Mapping[str, Any]) -> Any:
+    v_cache_gib_per_gpu = env.get("cache_gib_per_gpu")
+    v_engine_reserve_gib_per_gpu = env.get("engine_reserve_gib_per_gpu")
+    if v_cache_gib_per_gpu is None or v_engine_reserve_gib_per_gpu is None:
+        return None
+    try:
+        return v_cache_gib_per_gpu - v_engine_reserve_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_cache_per_gpu_after_reserve(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_conversations_after_reserve(env: Mapping[str, Any]) -> Any:
+    v_replicas = env.get("replicas")
+    v_cache_gib_per_gpu_after_reserve = env.get("cache_gib_per_gpu_after_reserve")
+    v_kv_gib_per_conversation_per_gpu = env.get("kv_gib_per_conversation_per_gpu")
+    if v_replicas is None or v_cache_gib_per_gpu_after_reserve is None or v_kv_gib_per_conversation_per_gpu is None:
+        return None
+    try:
+        return v_replicas * max(_floor(v_cache_gib_per_gpu_after_reserve / v_kv_gib_per_conversation_per_gpu), 0)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_conversations_after_reserve(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_conversations_per_replica(env: Mapping[str, Any]) -> Any:
     v_cache_gib_per_gpu = env.get("cache_gib_per_gpu")
     v_kv_gib_per_conversation_per_gpu = env.get("kv_gib_per_conversation_per_gpu")
@@ -345,6 +388,27 @@ def w_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(not True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_reserve(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_tp is None or v_pp is None:
+        return None
+    try:
+        return 1.26 + 1.79 * min(v_tp * v_pp, 2)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_reserve(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2116,6 +2180,8 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "bubble-gpipe": f_bubble_gpipe,
     "bubble-megatron": f_bubble_megatron,
     "cache-per-gpu": f_cache_per_gpu,
+    "cache-per-gpu-after-reserve": f_cache_per_gpu_after_reserve,
+    "conversations-after-reserve": f_conversations_after_reserve,
     "conversations-per-replica": f_conversations_per_replica,
     "conversations-total": f_conversations_total,
     "decode-batch": f_decode_batch,
@@ -2124,6 +2190,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "decode-upper-bound": f_decode_upper_bound,
     "embedding-params": f_embedding_params,
     "embedding-params-unknown": f_embedding_params_unknown,
+    "engine-reserve": f_engine_reserve,
     "ep-alltoall": f_ep_alltoall,
     "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
@@ -2225,12 +2292,15 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "bubble-gpipe": w_bubble_gpipe,
     "bubble-megatron": w_bubble_megatron,
     "cache-per-gpu": w_cache_per_gpu,
+    "cache-per-gpu-after-reserve": w_cache_per_gpu_after_reserve,
+    "conversations-after-reserve": w_conversations_after_reserve,
     "conversations-per-replica": w_conversations_per_replica,
     "decode-batch": w_decode_batch,
     "decode-batch-full": w_decode_batch_full,
     "decode-upper-bound": w_decode_upper_bound,
     "embedding-params": w_embedding_params,
     "embedding-params-unknown": w_embedding_params_unknown,
+    "engine-reserve": w_engine_reserve,
     "ep-alltoall": w_ep_alltoall,
     "expert-batch": w_expert_batch,
     "expert-fraction-dense": w_expert_fraction_dense,
