@@ -85,8 +85,11 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     raw, where, base = raw_scenario(args)
     scenario = one_models_share(raw, build(raw, engine.kb, where=where, base_dir=base), engine.kb, where, base)
     only = _checked_layout(args.layout, parse_layout, scenario, engine.kb) if args.layout else None
-    if only is not None and only.gpus > scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]:
-        raise InputError(f"layout {only.label()} needs {only.gpus} GPUs, the scenario has fewer")
+    if only is not None and max(only.gpus, only.ep * only.pp) > (
+        scenario.data["hardware"]["gpus_per_node"] * scenario.data["hardware"]["nodes"]
+    ):
+        needs = max(only.gpus, only.ep * only.pp)  # an EP group spans its GPUs in each stage
+        raise InputError(f"layout {only.label()} needs {needs} GPUs, the scenario has fewer")
     rec = engine.evaluate(scenario, lang=args.lang, only=only)
     _print_recommendation(rec, engine, args.format)
     if args.record:
@@ -96,10 +99,11 @@ def cmd_recommend(args: argparse.Namespace) -> int:
 
 def _checked_layout(text: str, parse: Any, scenario: Any, kb: Any) -> Any:
     """The layout of --layout, its numbers checked before and after reading, before the engine sees them."""
-    from advisor.inputs.limits import check_layout, check_layout_text
+    from advisor.inputs.limits import check_layout, check_layout_shape, check_layout_text
 
     total = int(kb.settings.get("max_total_gpus", 65536))
     check_layout_text(text, total, "--layout")
+    check_layout_shape(text, "--layout")
     layout = parse(text)
     check_layout(layout.replicas, layout.tp, layout.pp, layout.ep, scenario.model, total, where="--layout")
     return layout

@@ -191,9 +191,13 @@ def _engines() -> tuple[str, list[str]]:
 
 
 def check_output(out: Path) -> None:
-    """Refuse, with one line, an output folder that cannot be made or written: under /proc, /sys or
-    /dev, under a file, with a name too long, in a read-only place, or a non-empty folder."""
-    where = str(out)
+    """Refuse, with one line, an output folder that cannot be made or written: with a control character
+    in its name, under /proc, /sys or /dev, under a file, with a name too long, in a read-only place, or
+    a non-empty folder."""
+    where = repr(str(out))[1:-1]  # a control character is shown, not written to the terminal
+    if any(ord(c) < 32 or c == "\x7f" for c in str(out)) or not str(out):
+        # the system refuses a NUL in a path; a line break or an escape code makes a name no shell copes with
+        raise InputError("an output path may not be empty or hold control characters (such as NUL)", where=where)
     if pseudo_file(out):
         raise InputError("a kernel pseudo-file system (/proc, /sys, /dev) cannot hold a bundle", where=where)
     long = next((part for part in out.parts if len(os.fsencode(part)) > NAME_MAX), None)

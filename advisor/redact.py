@@ -67,11 +67,19 @@ PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         1,
     ),
     ("secret", re.compile(r"(?i)(?<![\w-])(?:Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})"), 1),
-    # docker login -u NAME -p SECRET (and --password / --username)
-    ("secret", re.compile(r"(?i)(?<![\w-])docker\s+login\b[^\n|;&]{0,200}?\s-p[ =]+[\"']?([^\s\"']{1,4096})"), 1),
+    # docker login -u NAME -p SECRET (and --password / --username); the gap stops at the next "docker", so
+    # a run of "docker login" scans each character from one start only
+    (
+        "secret",
+        re.compile(r"(?i)(?<![\w-])docker\s+login\b(?:(?!docker\s)[^\n|;&]){0,200}?\s-p[ =]+[\"']?([^\s\"']{1,4096})"),
+        1,
+    ),
     (
         "user",
-        re.compile(r"(?i)(?<![\w-])docker\s+login\b[^\n|;&]{0,200}?\s(?:-u|--username)[ =]+[\"']?([^\s\"']{1,256})"),
+        re.compile(
+            r"(?i)(?<![\w-])docker\s+login\b(?:(?!docker\s)[^\n|;&]){0,200}?"
+            r"\s(?:-u|--username)[ =]+[\"']?([^\s\"']{1,256})"
+        ),
         1,
     ),
     # --api-key X, --token=X, HF_TOKEN=X, "password": "X", api_key: X, ?token=X
@@ -299,29 +307,55 @@ class Redactor:
             if not any(n in low for n in needles):
                 continue
             self.steps += 1
-            for m in pattern.finditer(text):
-                self.steps += 1
-                if group == 0:  # a private-key block runs to its END line, or to the end of the text
+            placeholder_kind = _KIND.get(kind, kind)
+            if group == 0:  # a private-key block runs to its END line, or to the end of the text
+                for m in pattern.finditer(text):
+                    self.steps += 1
                     if m.start() < covered:
                         continue
                     end = _PRIVATE_END.search(text, m.end())
                     covered = end.end() if end else len(text)
                     yield m.start(), covered, kind, text[m.start() : covered]
-                    continue
-                value = m.group(group)
-                if group == 2 and (not _credential_key(m.group(1)) or _NUMBER.fullmatch(value)):
-                    continue  # a quantity (time per token: 35.2), not a credential
-                if kind == "ip6" and not _ipv6(value):
-                    continue
-                if kind == "ssh-host" and not re.search(r"[\d.-]", value):
-                    continue  # ssh into the node: prose, not a host
-                start = m.start(group)
-                for piece in re.finditer(r"[^,]+", value) if "host" in kind else [re.match(r".*", value, re.S)]:
-                    assert piece is not None
-                    part = piece.group(0).rstrip(":.") if "host" in kind else piece.group(0)
-                    if self._worth(part) and part.lower() not in _PUBLIC_HOSTS:
-                        at = start + piece.start()
-                        yield at, at + len(part), _KIND.get(kind, kind), part
+                continue
+            # the values to hide in each distinct match, judged once: a text made of one value repeated
+            # costs a dictionary look-up per occurrence (this loop is the redactor's hot path)
+            memo: dict[Any, tuple[tuple[int, str], ...]] = {}
+            matches = 0
+            for m in pattern.finditer(text):
+                matches += 1
+                if group == 2:
+                    value, key = m.group(2), m.group(1)
+                    parts = memo.get((value, key))
+                    if parts is None:
+                        parts = memo[(value, key)] = self._pieces(kind, value, key)
+                else:
+                    value = m.group(group)
+                    parts = memo.get(value)
+                    if parts is None:
+                        parts = memo[value] = self._pieces(kind, value, None)
+                if parts:
+                    start = m.start(group)
+                    for offset, part in parts:
+                        yield start + offset, start + offset + len(part), placeholder_kind, part
+            self.steps += matches
+
+    def _pieces(self, kind: str, value: str, key: str | None) -> tuple[tuple[int, str], ...]:
+        """The (offset, text) of the values to hide in one matched value; the same for every occurrence of
+        the match, so a text made of repeated values judges each distinct one once."""
+        if key is not None and (not _credential_key(key) or _NUMBER.fullmatch(value)):
+            return ()  # a quantity (time per token: 35.2), not a credential
+        if kind == "ip6" and not _ipv6(value):
+            return ()
+        if kind == "ssh-host" and not re.search(r"[\d.-]", value):
+            return ()  # ssh into the node: prose, not a host
+        if "host" not in kind:
+            return ((0, value),) if self._worth(value) and value.lower() not in _PUBLIC_HOSTS else ()
+        out = []
+        for piece in re.finditer(r"[^,]+", value):
+            part = piece.group(0).rstrip(":.")
+            if self._worth(part) and part.lower() not in _PUBLIC_HOSTS:
+                out.append((piece.start(), part))
+        return tuple(out)
 
     def learn(self, text: str) -> None:
         """Allocate placeholders for the sensitive values in `text` without changing it."""
@@ -330,19 +364,21 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """`text` with every sensitive value replaced; a value learned anywhere is replaced everywhere."""
-        spans = [(s, e, self.placeholder(k, v)) for s, e, k, v in self._found(text)]
-        spans += self._sibling_spans(text)
-        spans += self._known_spans(text)
+        mapping = self.mapping
+        # (start, -end, placeholder): sorted as they are, the longest value at a start comes first
+        spans = [(s, -e, mapping.get(v) or self.placeholder(k, v)) for s, e, k, v in self._found(text)]
+        spans += [(s, -e, name) for s, e, name in self._sibling_spans(text)]
+        spans += [(s, -e, name) for s, e, name in self._known_spans(text)]
         if not spans:
             return text
         self.steps += len(spans)
-        spans.sort(key=lambda s: (s[0], -s[1]))
+        spans.sort()
         out, at = [], 0
-        for start, end, name in spans:
+        for start, minus_end, name in spans:
             if start < at:
                 continue  # inside a longer value already replaced
             out += [text[at:start], name]
-            at = end
+            at = -minus_end
         out.append(text[at:])
         return "".join(out)
 
@@ -368,31 +404,47 @@ class Redactor:
         """Where the values learned so far occur as whole words of `text` (a host named bare in prose).
 
         A word run is cut at the separators an address or a URL is made of; only a piece that begins
-        some known value starts a lookup, and a lookup spans at most as many pieces as the longest
-        value has, so the work stays linear. Values with other characters are found by plain search."""
+        some known value starts a lookup, which tries only the lengths of the values starting with that
+        piece, and a word seen before is not looked up again, so the work stays linear and a text made
+        of one value repeated costs little. Values with other characters are found by plain search."""
         if self._index is None:
             self._index = _Index(self.mapping)
         index, out = self._index, []
-        for run in _RUN.finditer(text):
+        # the spans inside one word depend on the word alone: a text of repeated words looks each up once
+        memo: dict[str, list[tuple[int, int, str]]] = {}
+        for run in _RUN.finditer(text) if index.first else ():  # no word can start a known value: skip the words
             self.steps += 1
             word = run.group(0)
-            cuts = [0, *(m.end() for m in _CUT.finditer(word))]
-            ends = sorted({*(m.start() for m in _CUT.finditer(word)), len(word)})
-            for i, a in enumerate(cuts):
-                first = _CUT.search(word, a)
-                if word[a : first.start() if first else len(word)] not in index.first:
-                    continue
-                for b in reversed(ends[i : i + index.pieces + 1]):
-                    self.steps += 1
-                    if b > a and word[a:b] in self.mapping:
-                        out.append((run.start() + a, run.start() + b, self.mapping[word[a:b]]))
-                        break
+            found = memo.get(word)
+            if found is None:
+                found = self._word_spans(word, index)
+                if len(memo) < 100_000:  # bounded memory for a text of distinct words
+                    memo[word] = found
+            at = run.start()
+            out += [(at + a, at + b, name) for a, b, name in found]
         for value in index.odd:
             at = text.find(value)
             while at != -1:
                 self.steps += 1
                 out.append((at, at + len(value), self.mapping[value]))
                 at = text.find(value, at + len(value))
+        return out
+
+    def _word_spans(self, word: str, index: _Index) -> list[tuple[int, int, str]]:
+        """(start, end, placeholder) of the known values inside one word, longest first at each cut."""
+        out = []
+        marks = [m.start() for m in _CUT.finditer(word)]  # one separator character each
+        ends = {*marks, len(word)}
+        first = index.first
+        for i, a in enumerate([0, *(m + 1 for m in marks)]):
+            lengths = first.get(word[a : marks[i] if i < len(marks) else len(word)])
+            if lengths is None:
+                continue
+            for length in lengths:  # only the lengths a known value with this first piece has, longest first
+                self.steps += 1
+                if a + length in ends and word[a : a + length] in self.mapping:
+                    out.append((a, a + length, self.mapping[word[a : a + length]]))
+                    break
         return out
 
     @staticmethod
@@ -422,18 +474,18 @@ _CUT = re.compile(r"[.:%+/=@~]")
 
 
 class _Index:
-    """The learned values arranged for lookup: first pieces, the most pieces a value has, the odd ones."""
+    """The learned values arranged for lookup: for each first piece, the lengths of the values that start
+    with it (longest first); the odd ones, found by plain search."""
 
     def __init__(self, mapping: dict[str, str]) -> None:
-        self.first: set[str] = set()
-        self.pieces = 1
+        lengths: dict[str, set[int]] = {}
         self.odd: list[str] = []
         for value in mapping:
             if _RUN.fullmatch(value) and len(value) <= 512:
-                self.first.add(_CUT.split(value, 1)[0])
-                self.pieces = max(self.pieces, len(_CUT.findall(value)) + 1)
+                lengths.setdefault(_CUT.split(value, 1)[0], set()).add(len(value))
             else:
                 self.odd.append(value)
+        self.first: dict[str, tuple[int, ...]] = {k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()}
 
 
 def _strings(data: Any) -> Iterator[str]:

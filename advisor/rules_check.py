@@ -88,8 +88,19 @@ def check_measurement(kb: Knowledge, m: Measurement, report: Report) -> None:
         report.add(where, f"names unknown link {m.node_link!r}")
     if m.nodes > 1 and m.node_link is None:
         report.add(where, f"spans {m.nodes} nodes but names no node_link")
+    for what, count in (("gpus", m.gpus), ("nodes", m.nodes)):
+        if count < 1:
+            report.add(where, f"{what} must be at least 1, not {count}")
+    for what, figure in (("value", m.value), ("ratio", m.ratio)):
+        if figure is not None and figure <= 0:
+            report.add(where, f"{what} must be above 0, not {figure}")  # no deployment measures 0 tokens/s
     for layout in (m.layout, m.versus):
         if layout is None:
+            continue
+        degrees = {"replicas": layout.replicas, "tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "ep": layout.ep}
+        low = [f"{name} {value}" for name, value in degrees.items() if value < 1]
+        if low:
+            report.add(where, f"layout degrees must be at least 1, not {', '.join(low)}")
             continue
         if layout.gpus != m.gpus:
             report.add(where, f"layout {layout.label} occupies {layout.gpus} GPUs, not the {m.gpus} measured")

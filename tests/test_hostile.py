@@ -5,7 +5,9 @@ Each corpus file holds groups: a command (argv; `@@` is the case's value, `{dir}
 stand for values too long to write there),
 files written into that folder (`@@` replaced by the value), optionally a copied rule or knowledge
 folder with one text replaced, special files (a FIFO), and the cases: [value, what stderr must name].
-A group with `exit: 0` is a stated, correct result instead: stdout names the value (and `stdout_also`).
+A group with `exit: 0` is a stated, correct result instead: stdout names the value (and `stdout_also`); a
+group with `report: true` runs `rules check`, which lists every problem of a rule or knowledge base on
+stderr, a line each, then the count: one of the lines must name the problem.
 The CLI runs in-process through `advisor.cli.main`, under an alarm so that a hang fails, not stalls.
 """
 
@@ -116,7 +118,12 @@ def test_every_hostile_input_gets_one_clear_line_and_exit_2(group, value, expect
     elapsed = time.perf_counter() - started
     assert "Traceback" not in err + out
     assert elapsed < LIMIT_S, f"took {elapsed:.1f} s"
-    if group.get("exit", 2) == 2:
+    if group.get("report"):  # `rules check`: every problem on a line of its own, then the count
+        assert code == 2, (out, err)
+        lines = err.strip().splitlines()
+        assert lines[-1].startswith("rules check: ") and "problem(s)" in lines[-1], err
+        assert any(expected in line for line in lines[:-1]), err
+    elif group.get("exit", 2) == 2:
         assert code == 2, (out, err)
         lines = err.strip().splitlines()
         assert len(lines) == 1, err
@@ -130,8 +137,12 @@ def test_every_hostile_input_gets_one_clear_line_and_exit_2(group, value, expect
 
 def test_the_corpus_covers_every_input_kind_of_its_files():
     kinds = {c.values[0]["name"].split("-")[0] for c in CASES}
-    assert {"deployment", "config", "flags", "scenario"} <= kinds
-    assert len(CASES) >= 150
+    assert {"deployment", "config", "flags", "scenario", "size", "layout", "collect", "chat", "rules"} <= kinds
+    assert {"knowledge", "rules-selection", "chat-de"} <= {c.values[0]["name"].rsplit("-", 1)[0] for c in CASES} | kinds
+    evidence = yaml.safe_load((CORPUS / "evidence" / "cases.yaml").read_text(encoding="utf-8"))
+    transcripts = yaml.safe_load((CORPUS / "transcripts" / "expected.yaml").read_text(encoding="utf-8"))
+    assert len(CASES) >= 450
+    assert len(CASES) + len(evidence["cases"]) + len(transcripts) >= 600  # issue 17's bar, all three corpora
 
 
 def test_every_catalogue_model_sits_inside_the_config_json_limits(engine):

@@ -84,8 +84,11 @@ def test_an_8_mib_adversarial_file_is_read_within_seconds(tmp_path, name, unit, 
 
 
 @pytest.mark.parametrize("unit", ["token=", "http://u:p@", "host: ", "docker login ", "x@y.z "])
-def test_a_quarter_megabyte_of_bait_for_the_redactor_takes_seconds(unit):
-    text = unit * (MIB // 4 // len(unit))
+def test_8_mib_of_bait_for_the_redactor_takes_seconds(unit):
+    """8 MiB made of values to replace (the evidence read cap), the worst case for the redactor: 2-16 s
+    on the shared 2-core machine (docs/reliability.md). The bound is generous for a machine loaded by
+    other test runs; a super-linear pattern would take many minutes."""
+    text = unit * (8 * MIB // len(unit))
     start = time.monotonic()
     Redactor().text(text)
-    assert time.monotonic() - start < SECONDS
+    assert time.monotonic() - start < 12 * SECONDS

@@ -80,7 +80,9 @@ PRECISIONS = {
 # How a number of each field type is written in free text; tokens keep their k/M suffix. A number
 # glued to letters ("fp8", "h200") is part of a name, not a count.
 NUMBER = {
-    "count": r"(?<![\w.])\d+",
+    # a sign or a fraction is read with the number (it is refused by name, never read as its last digits:
+    # "-5 users" is not 5 users, nor "2,5 Nutzer" 5); a dash between two numbers is a range, not a sign
+    "count": r"(?<![\w.,])-?\d+(?:[.,]\d+)?",
     "tokens": r"(?<![\w.])\d+(?:\.\d+)?\s*[km]?",
     "gbps": r"(?<![\w.])\d+(?:\.\d+)?",
 }
@@ -196,7 +198,15 @@ def _values(lowered: str, table: FieldTable, found: dict[str, Any], expecting: s
 
 
 def _value(kind: str, text: str) -> int | float:
-    return float(text) if kind == "gbps" else _count(text)
+    if kind == "gbps":
+        return float(text)
+    if kind == "count":
+        number = text.strip().replace(",", ".")
+        if re.fullmatch(r"-\d{1,64}", number):
+            return int(number)
+        if re.fullmatch(r"-?\d{1,64}\.\d{1,12}", number):
+            return float(number)  # not a whole number: the scenario check says so
+    return _count(text)
 
 
 def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) -> str:
@@ -214,7 +224,7 @@ def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) 
         if not fld.either_side or fld.path in found:
             continue
         tail = r"\b" if fld.type == "tokens" else ""
-        m = re.search(rf"(?:{fld.unit_words})[^\d,;]{{0,12}}(?P<n>{NUMBER[fld.type]}){tail}", lowered)
+        m = re.search(rf"(?:{fld.unit_words})[^\d,;]{{0,12}}?(?P<n>{NUMBER[fld.type]}){tail}", lowered)
         if m:
             found[fld.path] = _value(fld.type, m.group("n"))
             lowered = lowered.replace(m.group(0), " ")

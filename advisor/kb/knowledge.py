@@ -612,6 +612,8 @@ def _facts_of_failures(kb: Knowledge) -> None:
     from advisor.kb.signatures import problem
 
     for failure in kb.failures.values():
+        if not failure.signature:  # a failure no line can match would never be reported
+            raise KnowledgeError(f"failure {failure.id!r}: signature needs at least one pattern", where=failure.where)
         for pattern in failure.signature:
             why = problem(pattern)
             if why:

@@ -245,8 +245,10 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
     for name, keys in raw.items():
         out = []
         for k in keys or ():
-            if not isinstance(k, Mapping) or k.get("fact") not in kb.facts and k.get("fact") != "discouraged":
-                raise RuleBaseError(f"selection {name}: key {k!r} needs a known 'fact'", where=where)
+            fact = k.get("fact") if isinstance(k, Mapping) else None
+            if not isinstance(fact, str) or fact not in kb.facts and fact != "discouraged":
+                shown = repr(fact)[:80] if isinstance(k, Mapping) else f"{k!r}"[:80]
+                raise RuleBaseError(f"selection {name}: key {shown} is not a known fact", where=where)
             if k.get("better") not in ("low", "high"):
                 raise RuleBaseError(f"selection {name}: 'better' must be low or high", where=where)
             why_not = _text(k.get("why_not"), "why_not", f"{where} selection {name}")

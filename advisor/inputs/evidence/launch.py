@@ -88,7 +88,9 @@ def read_flags(tokens: list[str]) -> dict[str, Any]:
         for key, names in FLAGS.items():
             if name in names:
                 value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
-                found[key] = int(value) if key in ("tp", "pp", "dp", "ep") and value.isdigit() else value
+                found[key] = (
+                    int(value) if key in ("tp", "pp", "dp", "ep") and re.fullmatch(r"[0-9]{1,9}", value) else value
+                )
         if name in SWITCHES:
             found[SWITCHES[name]] = True
     for i, tok in enumerate(tokens):

@@ -50,7 +50,7 @@ P2P_LEVEL_NUMBERS = ("LOC", "PIX", "PXB", "PHB", "SYS")
 def p2p_level(value: str) -> tuple[str, int] | None:
     """An NCCL_P2P_LEVEL value as its name and the farthest topo -m path rank it allows P2P on; None if unreadable."""
     value = value.strip().strip("\"'").upper()
-    if value.isdigit():
+    if re.fullmatch(r"[0-9]{1,9}", value):  # str.isdigit() also takes '²', which int() refuses
         value = P2P_LEVEL_NUMBERS[min(int(value), len(P2P_LEVEL_NUMBERS) - 1)]
     if value in P2P_LEVELS:
         return value, P2P_LEVELS[value]
@@ -179,10 +179,11 @@ def _matrix_mean(lines: list[str], title: str) -> float | None:
     cells: list[float] = []
     for line in lines[start + 2 :]:
         tokens = line.split()
-        if not tokens or not tokens[0].isdigit():
+        if not tokens or not re.fullmatch(r"[0-9]{1,6}", tokens[0]):  # str.isdigit() also takes '²'
             break
         row = int(tokens[0])
-        cells += [float(v) for j, v in enumerate(tokens[1:]) if j != row and re.fullmatch(r"[\d.]+", v)]
+        # one number per cell: a damaged capture may run two together ("20.10.22")
+        cells += [float(v) for j, v in enumerate(tokens[1:]) if j != row and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", v)]
     return sum(cells) / len(cells) if cells else None
 
 
@@ -194,7 +195,7 @@ def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list
         return
     for no, line in enumerate(lines[start + 2 :], start + 3):
         cells = line.split()
-        if len(cells) < 2 or not all(c.isdigit() for c in cells):
+        if len(cells) < 2 or not all(re.fullmatch(r"[0-9]{1,6}", c) for c in cells):
             break
         a = int(cells[0])
         for b, flag in enumerate(cells[1:]):

@@ -131,7 +131,7 @@ def parse_csv(text: str, file: str) -> Parsed:
             continue
         item = {h: c.strip() for h, c in zip(header, row, strict=False)}
         gpu: dict[str, object] = {"name": item.get("name")}
-        if item.get("index", "").isdigit():
+        if re.fullmatch(r"[0-9]{1,9}", item.get("index", "")):  # not str.isdigit(): it takes '²'
             gpu["index"] = int(item["index"])
         if "memory.total" in item:
             gpu["memory_mib"] = _mib(item["memory.total"] + (" MiB" if "MiB" not in item["memory.total"] else ""))

@@ -152,7 +152,13 @@ def nvlink_kind(gpus: list[int], nvlinks: dict[str, int]) -> str:
     pairs: set[frozenset[int]] = set()
     for key in nvlinks:
         a, _, b = key.partition("-")
-        if a.isdigit() and b.isdigit() and a != b and int(a) in known and int(b) in known:
+        if (
+            re.fullmatch(r"[0-9]{1,9}", a)
+            and re.fullmatch(r"[0-9]{1,9}", b)
+            and a != b
+            and int(a) in known
+            and int(b) in known
+        ):
             pairs.add(frozenset((int(a), int(b))))
     if not pairs:
         return "none"
