@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,6 +20,7 @@ from advisor.i18n import Message, Text
 from advisor.kb.expr import Expression, parse
 from advisor.kb.knowledge import FormulaSpec, Knowledge
 from advisor.kb.paths import knowledge_dir
+from advisor.structs import Struct
 
 _INFINITE = (float("inf"), float("-inf"))
 
@@ -35,8 +35,7 @@ class Planned(NamedTuple):
     fast_when: Callable[[Mapping[str, Any]], Any] | None = None
 
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(Struct):
     """A formula ready to evaluate: its specification, parsed expression and condition."""
 
     spec: FormulaSpec
