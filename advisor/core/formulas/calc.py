@@ -80,21 +80,26 @@ class Formula(Struct):
         return self.numbers(env).render(lang)
 
 
-class _Placeholders(ast.NodeTransformer):
-    def visit_Name(self, node: ast.Name) -> ast.AST:
+def _placeholders(node: ast.expr) -> ast.expr:
+    """A copy of the tree with every name but a called function's written as `{name}`; the parsed tree
+    is shared by the formula and stays as it is. Rebuilt node by node: a deep copy costs about twice
+    as much, and the JSON answer renders about a hundred formulas."""
+    if isinstance(node, ast.Name):
         return ast.Name(id="{" + node.id + "}", ctx=ast.Load())
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        node.args = [self.visit(a) for a in node.args]
-        return node
+    if isinstance(node, ast.Call):
+        return ast.Call(func=node.func, args=[_placeholders(a) for a in node.args], keywords=node.keywords)
+    fields: dict[str, Any] = {}
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, ast.expr):
+            value = _placeholders(value)
+        elif isinstance(value, list):
+            value = [_placeholders(v) if isinstance(v, ast.expr) else v for v in value]
+        fields[name] = value
+    return type(node)(**fields)
 
 
 def _render(tree: ast.expr, placeholders: bool = False) -> str:
-    import copy
-
-    if placeholders:
-        tree = _Placeholders().visit(copy.deepcopy(tree))
-    text = ast.unparse(tree)
+    text = ast.unparse(_placeholders(tree) if placeholders else tree)
     return text.replace(" ** ", "^").replace(" * ", " × ")
 
 
