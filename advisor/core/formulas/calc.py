@@ -65,7 +65,11 @@ class Formula(Struct):
 
     @cached_property
     def _text(self) -> str:
-        return f"{self.spec.result} = {_render(self.expr.tree)}"
+        if "{" in self.expr.text or "}" in self.expr.text:
+            return f"{self.spec.result} = {_render(self.expr.tree)}"
+        # Without braces in the source, the only braces of the template are the placeholders': the
+        # plain text is the template without them, one rendering of the tree instead of two.
+        return f"{self.spec.result} = {self._template.replace('{', '').replace('}', '')}"
 
     def text(self) -> str:
         """The formula with symbol names: `kv_bytes_per_token = 2 × n_layers × ...`."""
