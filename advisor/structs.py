@@ -92,6 +92,19 @@ class Struct:
 
     def __init__(self, *args: Any, **values: Any) -> None:
         names = self._names
+        if not values and len(args) <= len(names):  # positional only: the layout search makes thousands
+            own = self.__dict__
+            own.update(zip(names, args, strict=False))
+            for name, default, factory in self._defaults[len(args) :]:
+                if factory is not None:
+                    own[name] = factory()
+                elif default is MISSING:
+                    raise TypeError(f"{type(self).__name__} needs {name!r}")
+                else:
+                    own[name] = default
+            if self._post is not None:
+                self._post()
+            return
         if args:
             if len(args) > len(names):
                 raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional arguments")
