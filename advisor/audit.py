@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from advisor.inputs.evidence.reader import ALL_RANKS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions, parse_files
 from advisor.inputs.scenario import build, check_nvlink, observed_nvlink
 from advisor.kb.rules import SEVERITIES
+from advisor.structs import replace
 
 
 def _all(parsed: list[Parsed], kind: str) -> list[Parsed]:

@@ -15,7 +15,6 @@ holds none of them. The facts the purchase rules read name cards only where they
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from advisor.errors import InputError
 from advisor.i18n import DEFAULT_LANG
 from advisor.inputs.scenario import Scenario, build
 from advisor.kb.knowledge import Knowledge, Platform
+from advisor.structs import replace
 
 
 def size(

@@ -235,3 +235,28 @@ def test_a_fact_declared_twice_is_refused(knowledge_with_fact, tmp_path):
     table.write_text(table.read_text(encoding="utf-8") + NEW_ROW, encoding="utf-8")
     with pytest.raises(KnowledgeError, match="declared in facts and in its field's row"):
         load(root)
+
+
+def test_an_edited_field_table_is_checked_again_although_the_last_one_was_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A maintainer's session: the table is read (and kept in the cache), then a free-text pattern is
+    # broken by an edit; the next start must say so, not answer from the cached table.
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "knowledge"
+    root.mkdir()
+    original = (knowledge_dir() / "fields.yaml").read_text(encoding="utf-8")
+    (root / "fields.yaml").write_text(original, encoding="utf-8")
+    first = field_table(root)
+    assert any(p.name.startswith("fields-") for p in (tmp_path / "cache").iterdir())
+    assert field_table(root) is first
+    users = first.by_fact()["users"]
+    assert users.unit_words
+    broken = original.replace(users.unit_words, "(users", 1)
+    assert broken != original
+    (root / "fields.yaml").write_text(broken, encoding="utf-8")
+    from advisor.inputs import fields
+
+    fields._load.cache_clear()  # a new process: nothing kept in memory
+    with pytest.raises(KnowledgeError, match="does not compile"):
+        field_table(root)

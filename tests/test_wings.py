@@ -22,6 +22,7 @@ TOP_LEVEL = {
     "redact": "ground",
     "diskcache": "ground",
     "files": "ground",
+    "structs": "ground",
     "audit": "services",
     "audit_deploy": "services",
     "size": "services",

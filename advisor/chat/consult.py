@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from advisor.chat.strings import t
@@ -27,6 +27,7 @@ from advisor.i18n import number
 from advisor.inputs.fields import field_table
 from advisor.inputs.freetext import Understood, understand
 from advisor.inputs.scenario import build
+from advisor.structs import replace
 
 REQUIRED = ("model", "gpu", "gpus_per_node")
 ASK_ORDER = (

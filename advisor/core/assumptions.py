@@ -12,7 +12,6 @@ that come or go.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from advisor.core.facts import DOMAIN_SIZES, optional_hardware
@@ -22,6 +21,7 @@ from advisor.i18n import LANGS, Message, Text, label, label_text
 from advisor.inputs.fields import field_table
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
+from advisor.structs import replace
 
 # The facts tried, most telling first. Others are not: a user states them (model, GPU, users), they
 # are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's or

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from advisor.i18n import Message, Text, label_text
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import SEVERITIES, Rule, RuleBase, SortKey
+from advisor.structs import Struct, field
 
 CONTRACT_FIGURES = {
     "weights_gib": "weights_gib",
@@ -68,8 +68,7 @@ TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
 FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbers; `how` follows the inputs
 
 
-@dataclass
-class ScopeResult:
+class ScopeResult(Struct, frozen=False):
     """What one scope's rules made of one set of facts."""
 
     findings: list[Finding] = field(default_factory=list)
@@ -77,8 +76,7 @@ class ScopeResult:
     undecided: list[Rule] = field(default_factory=list)
 
 
-@dataclass
-class Candidate:
+class Candidate(Struct, frozen=False):
     """One layout under evaluation: its facts, the formulas that made them, and the rules it triggered."""
 
     layout: Layout

@@ -9,11 +9,11 @@ absent, and says so (advisor.core.assumptions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Citation, Gpu, Knowledge, Link
+from advisor.structs import Struct, field
 
 if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
     from advisor.inputs.evidence import Evidence
@@ -24,8 +24,7 @@ DOMAIN_SIZES = {"none": 1, "bridge-2": 2, "bridge-4": 4}
 STATES = {"input": "given", "evidence": "evidence", "default": "default", "unknown": "unknown"}
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(Struct):
     """Where a fact's value came from: the user, evidence, a default, unknown, the catalogue (with its
     citation), a formula."""
 
@@ -231,8 +230,7 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     return env, origin
 
 
-@dataclass
-class Facts:
+class Facts(Struct, frozen=False):
     """Facts read from the evidence, each with where it was read."""
 
     values: dict[str, Any] = field(default_factory=dict)

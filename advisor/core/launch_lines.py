@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from advisor.core.layouts import Layout
 from advisor.errors import KnowledgeError
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import EngineFlag, Knowledge, ServingEngine
+from advisor.structs import Struct, field
 
 ONLINE_QUANT = "fp8"  # the one precision both engines quantize to at load time (--quantization fp8)
 SHELL_VARIABLE = re.compile(r"\$[A-Z][A-Z0-9_]*(:[0-9]+)?")
@@ -61,8 +61,7 @@ def shell_word(word: str) -> str:
     return shlex.quote(word)
 
 
-@dataclass
-class Command:
+class Command(Struct, frozen=False):
     """One engine command line, built flag by flag from the engine's documented table."""
 
     engine: ServingEngine
@@ -102,8 +101,7 @@ class Command:
         return " ".join(shell_word(w) for w in self.words)
 
 
-@dataclass
-class ModelSource:
+class ModelSource(Struct, frozen=False):
     """What the engines load: a repository, a folder or a shell variable; the quantization flag; why."""
 
     ref: str

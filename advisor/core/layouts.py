@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from advisor.errors import InputError
+from advisor.structs import Struct
 
 
-@dataclass(frozen=True, order=True)
-class Layout:
+class Layout(Struct, order=True):
     """How the GPUs are used: copies of the model, and within a copy TP x PP, with EP for MoE."""
 
     replicas: int
@@ -83,8 +82,7 @@ def _divisors(n: int) -> list[int]:
 LINK_ORDER = ("none", "nvlink", "pcie", "network")  # fastest first: a group's link is its slowest
 
 
-@dataclass(frozen=True)
-class Machine:
+class Machine(Struct):
     """The GPUs as ids 0..total-1: `per_node` to a node, NVLink domains of `domain` GPUs inside a node."""
 
     nodes: int
@@ -120,8 +118,7 @@ class Machine:
         return cursor
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Struct):
     """Where each copy of a layout sits: the first GPU id of every copy (its GPUs follow in order:
     stage by stage, each stage's tensor-parallel group on consecutive ids)."""
 

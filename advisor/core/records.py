@@ -7,7 +7,6 @@ renderer (text, Markdown, JSON, chat) reads only them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from advisor.core.layouts import Layout
 from advisor.i18n import DEFAULT_LANG, Message, Text
 from advisor.kb.knowledge import Citation, Platform
 from advisor.kb.rules import SEVERITIES
+from advisor.structs import Struct, field, replace
 
 if TYPE_CHECKING:  # an annotation only: the recommend path does not load the evidence readers
     from advisor.core.host_placement import HostGroups
@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # an annotation only: the recommend path does not load the ev
 NO_TEXT = Text()
 
 
-@dataclass(frozen=True)
-class FigureTrace:
+class FigureTrace(Struct):
     """How one figure was obtained: the formula symbolically, with numbers, and its source.
 
     Its words are kept in every language; `lang` picks the one its text properties read."""
@@ -64,8 +63,7 @@ class FigureTrace:
         return replace(self, lang=lang, inputs=tuple(t.in_lang(lang) for t in self.inputs))
 
 
-@dataclass(frozen=True)
-class Firing:
+class Firing(Struct):
     """A rule that fired (or could not be decided) on a set of facts."""
 
     rule: str
@@ -83,8 +81,7 @@ class Firing:
         }
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct):
     """A fired rule as the user sees it: its texts as messages, read in `lang` by the text properties."""
 
     rule: str
@@ -128,8 +125,7 @@ class Finding:
         return replace(self, lang=lang, figures=tuple(t.in_lang(lang) for t in self.figures))
 
 
-@dataclass(frozen=True)
-class Alternative:
+class Alternative(Struct):
     """A layout that was not chosen, its figures, and why not."""
 
     layout: Layout
@@ -149,8 +145,7 @@ class Alternative:
         return replace(self, lang=lang)
 
 
-@dataclass(frozen=True)
-class Unknown:
+class Unknown(Struct):
     """A fact the advisor did not have, the question that settles it, and which rule needs it."""
 
     fact: str
@@ -180,8 +175,7 @@ class Unknown:
         return replace(self, lang=lang)
 
 
-@dataclass(frozen=True)
-class Branch:
+class Branch(Struct):
     """The answer under another value of an assumed fact: its layout, the key figure that differs
     (beside its value under the assumption), and the findings that come or go."""
 
@@ -195,8 +189,7 @@ class Branch:
     lost: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Assumption:
+class Assumption(Struct):
     """A fact the user did not state whose assumed value changes the answer: why it was assumed, what
     reads it, and the answer under each other value that changes it."""
 
@@ -237,8 +230,7 @@ class Assumption:
         return replace(self, lang=lang)
 
 
-@dataclass(frozen=True)
-class Machine:
+class Machine(Struct):
     """The hardware as the engine saw it, and one used GPU's memory in GiB under the chosen layout."""
 
     total_gpus: int
@@ -271,8 +263,7 @@ class Machine:
         )
 
 
-@dataclass
-class Recommendation:
+class Recommendation(Struct, frozen=False):
     """The answer to one scenario."""
 
     input: dict[str, Any]
@@ -348,8 +339,7 @@ DEPLOY_FIGURES = {
 }
 
 
-@dataclass(frozen=True)
-class DeployOption:
+class DeployOption(Struct):
     """A layout on the host's GPU ids, with the farthest topo -m path of its TP groups and its estimates
     (the contract's names of DEPLOY_FIGURES)."""
 
@@ -359,8 +349,7 @@ class DeployOption:
     figures: Mapping[str, float | None]
 
 
-@dataclass(frozen=True)
-class DeployAdvice:
+class DeployAdvice(Struct):
     """The deployed layout against the advisor's recommendation for the host the audit read."""
 
     deployed: DeployOption
@@ -369,8 +358,7 @@ class DeployAdvice:
     against: tuple[str, ...] = ()  # rules that reject or discourage the deployed layout and not the recommended
 
 
-@dataclass
-class AuditResult:
+class AuditResult(Struct, frozen=False):
     """Everything the audit concluded."""
 
     inputs: list[InputFile]
@@ -412,8 +400,7 @@ class AuditResult:
         return SEVERITIES[max(live)] if live else None
 
 
-@dataclass
-class FleetItem:
+class FleetItem(Struct, frozen=False):
     """One bundle of a fleet audit: its result, or why it could not be audited."""
 
     path: str
@@ -424,8 +411,7 @@ class FleetItem:
 SIZING_SCHEMA = "advisor.sizing/1"
 
 
-@dataclass
-class SizeRow:
+class SizeRow(Struct, frozen=False):
     """One platform's answer."""
 
     platform: Platform
@@ -445,8 +431,7 @@ class SizeRow:
         return users is None or (self.conversations or 0) >= users
 
 
-@dataclass
-class Sizing:
+class Sizing(Struct, frozen=False):
     """All rows, the smallest platform that serves, and the purchase advice."""
 
     input: dict[str, Any]

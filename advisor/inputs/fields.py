@@ -211,6 +211,34 @@ def _field(fact: str, raw: Any, where: str) -> Field:
 
 @cache
 def _load(path: Path) -> FieldTable:
+    """The checked table, from the per-user cache while the file and its checks are unchanged: the
+    checks compile every free-text pattern (a few milliseconds on each start of the command line,
+    whose flags come from this table)."""
+    import hashlib
+
+    from advisor import diskcache, i18n, yamlio
+
+    folder = diskcache.cache_dir()
+    try:
+        raw = path.read_bytes() if folder is not None else None
+    except OSError:
+        raw = None
+    if folder is None or raw is None:
+        return _checked(path)
+    digest = hashlib.sha256(raw)
+    for module in (__file__, i18n.__file__, yamlio.__file__):
+        digest.update(b"\0" + Path(module).read_bytes())
+    key = digest.hexdigest()
+    entry = folder / f"fields-{hashlib.sha256(str(path).encode()).hexdigest()[:16]}.pickle"
+    hit = diskcache.read(entry, key)
+    if isinstance(hit, FieldTable):
+        return hit
+    table = _checked(path)
+    diskcache.write(entry, key, table)
+    return table
+
+
+def _checked(path: Path) -> FieldTable:
     data = load_file_cached(path, KnowledgeError)
     if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
         raise KnowledgeError("expected a top-level 'fields' mapping", where=str(path))

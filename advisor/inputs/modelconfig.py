@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError
 from advisor.inputs.shape import Flag, Int, Items, Record, Spec, Str
 from advisor.kb.knowledge import Citation, Model
+from advisor.structs import Struct
 from advisor.yamlio import read_regular
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -111,8 +111,7 @@ DEFAULT_SLIDING_PATTERN = {"gemma3": 6, "gemma3_text": 6, "gpt_oss": 2, "cohere2
 DEFAULT_NO_ROPE_INTERVAL = 4
 
 
-@dataclass(frozen=True)
-class LocalAttention:
+class LocalAttention(Struct):
     """Which layers of a model attend to only part of the context, and how far."""
 
     kind: str  # none | sliding | chunked

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from advisor.inputs.fields import Field, FieldTable, field_table
 from advisor.inputs.modelconfig import model_from_config
 from advisor.inputs.shape import MAX_DIGITS, shown
 from advisor.kb.knowledge import Gpu, Knowledge, Model
+from advisor.structs import Struct
 from advisor.yamlio import load_file
 
 _TABLE = field_table()
@@ -31,8 +31,7 @@ HARDWARE_FIELDS = _TABLE.section_keys("hardware")
 WORKLOAD_FIELDS = _TABLE.section_keys("workload")
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(Struct):
     """A checked scenario: the normalised input and the catalogue entries it names."""
 
     data: dict[str, Any]

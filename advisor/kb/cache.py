@@ -28,6 +28,7 @@ FORMAT = 2  # bump when the records' layout changes
 _LOADER_MODULES = (
     "advisor.kb.knowledge",
     "advisor.kb.schema",
+    "advisor.structs",
     "advisor.kb.rules",
     "advisor.kb.expr",
     "advisor.kb.cache",

@@ -13,10 +13,10 @@ import ast
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from advisor.errors import ExpressionError
+from advisor.structs import Struct
 
 MAX_LENGTH = 600
 MAX_DEPTH = 40
@@ -69,8 +69,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(Struct):
     """A parsed, checked expression: its source text, the names it reads, and its evaluator."""
 
     text: str

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from advisor.fuzzy import closest
 from advisor.i18n import LANGS, Text
 from advisor.kb.paths import knowledge_dir
 from advisor.kb.schema import DERIVED, GIVEN, WHERE, Entry, Record, key, read
+from advisor.structs import Struct, field
 from advisor.yamlio import load_file, load_file_cached
 
 GIB = 2**30
@@ -460,8 +460,7 @@ def _unique(items: Iterable[Any], what: str) -> dict[str, Any]:
     return out
 
 
-@dataclass
-class Knowledge:
+class Knowledge(Struct, frozen=False):
     """Everything under knowledge/, with look-ups by id and by fuzzy name."""
 
     root: Path

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +18,7 @@ from advisor.kb.expr import Expression, parse
 from advisor.kb.knowledge import Citation, Failure, Knowledge
 from advisor.kb.paths import rules_dir
 from advisor.kb.schema import Record, key
+from advisor.structs import Struct, field
 from advisor.yamlio import line_of, load_file
 
 SEVERITIES: tuple[str, ...] = ("info", "advice", "warning", "error")
@@ -85,8 +85,7 @@ class SortKey(Record):
     close: Text | None = key(default=None, doc="what is said of a layout within the tolerance that lost later")
 
 
-@dataclass
-class RuleBase:
+class RuleBase(Struct, frozen=False):
     """All rules by id, the topic list, the selection orders, and the retired ids' successors."""
 
     rules: dict[str, Rule] = field(default_factory=dict)

@@ -14,11 +14,11 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, FrozenInstanceError
 from typing import Any
 
 from advisor.errors import KnowledgeError
 from advisor.i18n import Text
+from advisor.structs import MISSING, FrozenInstanceError
 from advisor.yamlio import line_of
 
 WHERE = "where"  # a field filled with the entry's location (file:line), never read from YAML

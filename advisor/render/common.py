@@ -8,7 +8,6 @@ functions here, so the recommendation, the audit and the sizing agree on one sha
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from advisor.core.records import (
@@ -26,6 +25,7 @@ from advisor.core.records import (
 from advisor.i18n import fill, format_number, has_label, label, number, yes_no
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.kb.rules import SEVERITIES
+from advisor.structs import Struct
 
 R = TypeVar("R")
 
@@ -47,8 +47,7 @@ FIGURE_ORDER = (
 )
 
 
-@dataclass
-class Footnotes:
+class Footnotes(Struct, frozen=False):
     """Citations numbered in order of first use."""
 
     kb: Knowledge
@@ -367,8 +366,7 @@ def _rank(item: FleetItem) -> int:
     return SEVERITIES.index(worst) if worst else -2
 
 
-@dataclass(frozen=True)
-class FleetRow:
+class FleetRow(Struct):
     """One bundle of a fleet audit in a line: its worst finding, layout, counts and the rules at fault."""
 
     path: str
