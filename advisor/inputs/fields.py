@@ -256,9 +256,9 @@ def _checked(path: Path) -> FieldTable:
 
 def field_table(root: Path | None = None) -> FieldTable:
     """The field table of the knowledge folder `root` (default: the advisor's knowledge base)."""
-    return _table(root)
+    return _load(_file(root))
 
 
 @cache
-def _table(root: Path | None) -> FieldTable:
-    return _load(((root or knowledge_dir()) / FILE).resolve())
+def _file(root: Path | None) -> Path:
+    return ((root or knowledge_dir()) / FILE).resolve()
