@@ -191,10 +191,14 @@ class Engine:
             for name in FROM_LAYOUTS:
                 c.env[name] = env[name]
             c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
-        chosen = cands[0] if only is not None else self._select(cands, env)
+        chosen, dropped = self._rank(cands, self._order(env))
+        if only is not None:
+            chosen = cands[0]
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
-        rec = self._result(s, env, trace, chosen, cands, origin, explained, asked=only is not None, listed=search)
+        rec = self._result(
+            s, env, trace, chosen, cands, origin, explained, asked=only is not None, listed=search, dropped=dropped
+        )
         if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
             rec.assumption_builder = self._assumption_builder(s, rec, only)
         return rec.in_lang(lang)
@@ -272,9 +276,6 @@ class Engine:
             dropped.setdefault(id(c), len(keys))
         return chosen, dropped
 
-    def _select(self, cands: list[Candidate], env: Mapping[str, Any]) -> Candidate | None:
-        return self._rank(cands, self._order(env))[0]
-
     # --- building the result -----------------------------------------------------------------
 
     def _result(
@@ -288,6 +289,7 @@ class Engine:
         explained: bool = True,
         asked: bool = False,
         listed: bool = True,
+        dropped: dict[int, int] | None = None,
     ) -> Recommendation:
         from advisor.core.launch_lines import launch_commands
 
@@ -327,7 +329,9 @@ class Engine:
             input=s.data,
             layout=chosen.layout if chosen else None,
             figures=figures,
-            alternatives=self._alternatives(chosen, cands, env, asked=asked) if explained and listed else [],
+            alternatives=self._alternatives(chosen, cands, env, asked=asked, dropped=dropped)
+            if explained and listed
+            else [],
             findings=findings,
             unknowns=self._assumed_unknowns(env, origin) + self._unknowns(undecided),
             launch=launch_commands(s, chosen.layout, chosen.env, self.kb) if chosen and explained else {},
@@ -431,7 +435,12 @@ class Engine:
         )
 
     def _alternatives(
-        self, chosen: Candidate | None, cands: list[Candidate], env: Mapping[str, Any], asked: bool = False
+        self,
+        chosen: Candidate | None,
+        cands: list[Candidate],
+        env: Mapping[str, Any],
+        asked: bool = False,
+        dropped: dict[int, int] | None = None,
     ) -> list[Alternative]:
         total, per_node = env["total_gpus"], env["gpus_per_node"]
         wanted = [
@@ -441,7 +450,8 @@ class Engine:
             Layout(1, total, 1),
         ]
         order = self._order(env)
-        _, dropped = self._rank(cands, order)
+        if dropped is None:
+            _, dropped = self._rank(cands, order)
 
         def rank(c: Candidate) -> tuple[Any, ...]:
             return (bool(c.fired(self.rules, "reject")), -dropped.get(id(c), -1), self._sort_key(c, order))
