@@ -22,8 +22,36 @@ class UsageError(AdvisorError):
     """A command line argparse cannot read (an unknown option, a missing value)."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, sized without `shutil`: argparse builds a formatter for every argument it
+    adds, and `shutil` (with the compression modules it imports) is a few milliseconds of every start."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it: $COLUMNS, else the terminal, else 80."""
+    import os
+
+    try:
+        return max(int(os.environ.get("COLUMNS", "")), 1)
+    except ValueError:
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error as one line (and exit 2) instead of the usage text and a line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:
         """Raise UsageError; main prints it as one line."""
@@ -410,8 +438,29 @@ def cmd_completion(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
+COMMANDS = (
+    "chat",
+    "recommend",
+    "size",
+    "audit",
+    "transcripts",
+    "replay",
+    "collect",
+    "explain",
+    "rules",
+    "sources",
+    "gpus",
+    "models",
+    "conflicts",
+    "platforms",
+    "formulas",
+    "completion",
+)
+
+
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every subcommand; with a `command` of COMMANDS, the parser of that one
+    subcommand, which is all one run needs (building all of them costs a start about 10 ms)."""
     p = _Parser(
         prog="advisor",
         description="One card, replicas, or a split? Recommends how to run one LLM on several GPUs, "
@@ -427,86 +476,87 @@ def parser() -> argparse.ArgumentParser:
     recording.add_argument("--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    ch = sub.add_parser("chat", parents=[common], help="the full-screen chat (also: `advisor` without a command)")
-    ch.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
-    ch.add_argument(
-        "--plain", action="store_true", help="a line-based dialogue on stdin/stdout instead of the full-screen app"
-    )
-    ch.add_argument(
-        "--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens in the transcript"
-    )
-    ch.set_defaults(func=cmd_chat)
+    only = command if command in COMMANDS else None  # a misspelt one gets argparse's message with every choice
 
-    r = sub.add_parser("recommend", parents=[common, recording], help="one card, replicas or a split for a scenario")
-    r.add_argument("scenario", nargs="?", help="scenario YAML file (optional; flags may give every field)")
-    _scenario_flags(r)
-    r.add_argument("--layout", help="evaluate this layout instead of choosing, e.g. tp=4,pp=2 (why not X?)")
-    r.add_argument("--format", choices=FORMATS, default="text")
-    r.set_defaults(func=cmd_recommend)
+    def add(name: str, help: str, *parents: _Parser) -> argparse.ArgumentParser | None:
+        if only is not None and only != name:
+            return None
+        return sub.add_parser(name, parents=list(parents), help=help)
 
-    s = sub.add_parser(
-        "size", parents=[common], help="for each catalogue platform: fits, split, or not; smallest that serves"
-    )
-    s.add_argument("scenario", nargs="?", help="scenario YAML file (model, precision, workload)")
-    _scenario_flags(s, sizing=True)
-    s.add_argument("--platform", action="append", help="only this platform id (repeatable)")
-    s.add_argument("--format", choices=FORMATS, default="text")
-    s.set_defaults(func=cmd_size)
+    if ch := add("chat", "the full-screen chat (also: `advisor` without a command)", common):
+        ch.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
+        ch.add_argument(
+            "--plain", action="store_true", help="a line-based dialogue on stdin/stdout instead of the full-screen app"
+        )
+        ch.add_argument(
+            "--no-redact", action="store_true", help="keep hostnames, addresses, serials and tokens in the transcript"
+        )
+        ch.set_defaults(func=cmd_chat)
 
-    a = sub.add_parser(
-        "audit", parents=[common, recording], help="check a deployment against the rules from host evidence"
-    )
-    a.add_argument("paths", nargs="+", help="bundle folders and files, in any order and under any names")
-    a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
-    a.add_argument(
-        "--fail-on",
-        choices=("error", "warning", "advice", "info", "never"),
-        default="error",
-        help="exit 1 when an unsuppressed finding is at or above this severity (default: error)",
-    )
-    a.add_argument(
-        "--fleet",
-        action="store_true",
-        help="each folder is one host's bundle (automatic when several folders are given); "
-        "one folder of bundle folders also works",
-    )
-    a.add_argument("--jobs", type=int, default=1, help="worker processes for a fleet audit (default 1)")
-    a.set_defaults(func=cmd_audit)
+    if r := add("recommend", "one card, replicas or a split for a scenario", common, recording):
+        r.add_argument("scenario", nargs="?", help="scenario YAML file (optional; flags may give every field)")
+        _scenario_flags(r)
+        r.add_argument("--layout", help="evaluate this layout instead of choosing, e.g. tp=4,pp=2 (why not X?)")
+        r.add_argument("--format", choices=FORMATS, default="text")
+        r.set_defaults(func=cmd_recommend)
 
-    tr = sub.add_parser("transcripts", parents=[common], help="list, show, export, recover or diff transcripts")
-    tr.add_argument("action", choices=("list", "show", "export", "recover", "diff"))
-    tr.add_argument("id", nargs="?", help="transcript id (or a unique prefix, or a JSON file for diff)")
-    tr.add_argument("other", nargs="?", help="diff: the transcript to compare with (id, prefix or JSON file)")
-    tr.add_argument("--format", choices=("md", "json"), default="md")
-    tr.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
-    tr.set_defaults(func=cmd_transcripts)
+    if s := add("size", "for each catalogue platform: fits, split, or not; smallest that serves", common):
+        s.add_argument("scenario", nargs="?", help="scenario YAML file (model, precision, workload)")
+        _scenario_flags(s, sizing=True)
+        s.add_argument("--platform", action="append", help="only this platform id (repeatable)")
+        s.add_argument("--format", choices=FORMATS, default="text")
+        s.set_defaults(func=cmd_size)
 
-    rp = sub.add_parser(
-        "replay", parents=[common], help="run a recorded transcript through today's rules; show what changed"
-    )
-    rp.add_argument("transcript", help="a transcript's JSON file")
-    rp.set_defaults(func=cmd_replay)
+    if a := add("audit", "check a deployment against the rules from host evidence", common, recording):
+        a.add_argument("paths", nargs="+", help="bundle folders and files, in any order and under any names")
+        a.add_argument("--format", choices=("text", "json", "md", "sarif"), default="text")
+        a.add_argument(
+            "--fail-on",
+            choices=("error", "warning", "advice", "info", "never"),
+            default="error",
+            help="exit 1 when an unsuppressed finding is at or above this severity (default: error)",
+        )
+        a.add_argument(
+            "--fleet",
+            action="store_true",
+            help="each folder is one host's bundle (automatic when several folders are given); "
+            "one folder of bundle folders also works",
+        )
+        a.add_argument("--jobs", type=int, default=1, help="worker processes for a fleet audit (default 1)")
+        a.set_defaults(func=cmd_audit)
 
-    c = sub.add_parser("collect", help="gather host evidence into a folder for `advisor audit`")
-    c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
-    c.add_argument(
-        "--redact",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="hide host names, addresses, serials, UUIDs, user names and tokens, as transcripts do "
-        "(default: on; the bundle is meant to be sent; --no-redact keeps them)",
-    )
-    c.set_defaults(func=cmd_collect)
+    if tr := add("transcripts", "list, show, export, recover or diff transcripts", common):
+        tr.add_argument("action", choices=("list", "show", "export", "recover", "diff"))
+        tr.add_argument("id", nargs="?", help="transcript id (or a unique prefix, or a JSON file for diff)")
+        tr.add_argument("other", nargs="?", help="diff: the transcript to compare with (id, prefix or JSON file)")
+        tr.add_argument("--format", choices=("md", "json"), default="md")
+        tr.add_argument("--transcripts", help="transcript folder (default: ./transcripts or $ADVISOR_TRANSCRIPTS)")
+        tr.set_defaults(func=cmd_transcripts)
 
-    e = sub.add_parser("explain", parents=[common], help="a rule's page: what, why, example, sources")
-    e.add_argument("rule_id")
-    e.set_defaults(func=cmd_explain)
+    if rp := add("replay", "run a recorded transcript through today's rules; show what changed", common):
+        rp.add_argument("transcript", help="a transcript's JSON file")
+        rp.set_defaults(func=cmd_replay)
 
-    ru = sub.add_parser("rules", parents=[common], help="list the rules, or `rules check` the rule and knowledge base")
-    ru.add_argument("action", nargs="?", choices=("list", "check"), default="list")
-    ru.add_argument("--topic", help="only rules with this topic")
-    ru.add_argument("--quick", action="store_true", help="check: skip running every rule's cases")
-    ru.set_defaults(func=cmd_rules)
+    if c := add("collect", "gather host evidence into a folder for `advisor audit`"):
+        c.add_argument("-o", "--output", required=True, help="a new or empty folder for the bundle")
+        c.add_argument(
+            "--redact",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="hide host names, addresses, serials, UUIDs, user names and tokens, as transcripts do "
+            "(default: on; the bundle is meant to be sent; --no-redact keeps them)",
+        )
+        c.set_defaults(func=cmd_collect)
+
+    if e := add("explain", "a rule's page: what, why, example, sources", common):
+        e.add_argument("rule_id")
+        e.set_defaults(func=cmd_explain)
+
+    if ru := add("rules", "list the rules, or `rules check` the rule and knowledge base", common):
+        ru.add_argument("action", nargs="?", choices=("list", "check"), default="list")
+        ru.add_argument("--topic", help="only rules with this topic")
+        ru.add_argument("--quick", action="store_true", help="check: skip running every rule's cases")
+        ru.set_defaults(func=cmd_rules)
 
     for name, text in (
         ("sources", "the sources with their trust notes"),
@@ -515,16 +565,26 @@ def parser() -> argparse.ArgumentParser:
         ("conflicts", "where sources disagree, and the resolution"),
         ("platforms", "the platforms `size` compares"),
     ):
-        sp = sub.add_parser(name, parents=[common], help=text)
-        sp.set_defaults(func=cmd_listing)
-    f = sub.add_parser("formulas", parents=[common], help="every formula, symbolically, with units and source")
-    f.add_argument("--plain", action="store_true", help="skip the sympy form (faster)")
-    f.set_defaults(func=cmd_formulas)
+        if sp := add(name, text, common):
+            sp.set_defaults(func=cmd_listing)
+    if f := add("formulas", "every formula, symbolically, with units and source", common):
+        f.add_argument("--plain", action="store_true", help="skip the sympy form (faster)")
+        f.set_defaults(func=cmd_formulas)
 
-    co = sub.add_parser("completion", help="print a shell completion script: bash, zsh or fish")
-    co.add_argument("shell", choices=("bash", "zsh", "fish"))
-    co.set_defaults(func=cmd_completion)
+    if co := add("completion", "print a shell completion script: bash, zsh or fish"):
+        co.add_argument("shell", choices=("bash", "zsh", "fish"))
+        co.set_defaults(func=cmd_completion)
     return p
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names (its first word that is not an option), if any."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -532,8 +592,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     error, an unexpected one included (one line on stderr; --debug or ADVISOR_DEBUG shows the traceback)."""
     import os
 
-    p = parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    p = parser(_command(argv))
     debug = "--debug" in argv or bool(os.environ.get(DEBUG_ENV))
     try:
         args = p.parse_args(argv)

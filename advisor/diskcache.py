@@ -3,7 +3,8 @@
 Guarantees: an entry is only read back when the current user owns it and nobody else can write
 it, and only when it was stored under the same key; a missing, stale, corrupt or foreign entry is
 None, never an error. Entries are written to a temporary file and renamed into place. A folder
-that cannot be written only costs the next run the rebuild. The folder is ADVISOR_CACHE_DIR, else
+that cannot be written only costs the next run the rebuild. At most KEEP entries of
+one kind are kept: a write removes the oldest beyond that. The folder is ADVISOR_CACHE_DIR, else
 $XDG_CACHE_HOME/gpu-split-advisor, else ~/.cache/gpu-split-advisor.
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 1  # bump when the entry layout changes
+KEEP = 8  # entries of one kind kept (one per checkout or copy of the data); older ones are removed on a write
 
 
 def cache_dir() -> Path | None:
@@ -69,5 +71,24 @@ def write(path: Path, key: str, value: Any, reducers: Mapping[type, Any] | None 
         except BaseException:
             os.unlink(tmp)
             raise
+        _prune(path)
     except Exception:  # noqa: BLE001 - a read-only or full cache folder only costs the next run a rebuild
         return
+
+
+def _prune(path: Path) -> None:
+    """Remove all but the KEEP newest entries of `path`'s kind (the name before its first '-'), so a
+    folder that sees many copies of the data (upgrades, clones, temporary test copies) stays small."""
+    kind = path.name.split("-", 1)[0]
+    entries = []
+    for other in path.parent.glob(f"{kind}-*.pickle"):
+        try:
+            entries.append((other.stat().st_mtime, other))
+        except OSError:
+            continue
+    entries.sort(reverse=True)
+    for _, old in entries[KEEP:]:
+        try:
+            old.unlink()
+        except OSError:
+            continue

@@ -250,3 +250,13 @@ def test_size_without_users_names_the_smallest_that_holds_the_model(cli):
     assert code == 0
     assert "Smallest configuration that holds the model: 1 × RTX PRO 6000 Workstation" in out
     assert "serves the users" not in out
+
+
+def test_the_parser_of_one_command_names_every_command_it_was_built_from():
+    """One run builds only its own subcommand's parser; the list of names it picks from is complete."""
+    from advisor.cli import COMMANDS, parser
+
+    full = next(a for a in parser()._actions if a.dest == "command")
+    assert tuple(full.choices) == COMMANDS
+    one = next(a for a in parser("recommend")._actions if a.dest == "command")
+    assert tuple(one.choices) == ("recommend",)

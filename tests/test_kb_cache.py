@@ -171,3 +171,17 @@ def test_an_edited_yaml_file_is_read_again(cache_dir, tmp_path):
     table.write_text("labels: {a: {en: two, de: zwei}}\n", encoding="utf-8")
     assert load_file_cached(table)["labels"]["a"]["en"] == "two"
     assert load_file_cached(table).line == 1  # line numbers survive the cache, for located errors
+
+
+def test_many_copies_of_the_data_leave_a_bounded_cache_folder(cache_dir, tmp_path):
+    """Each copy of the data (an upgrade, a clone, a temporary copy) has its own entry; the folder keeps
+    only the newest few, and the copy in use is among them."""
+    copies = []
+    for i in range(diskcache.KEEP + 3):
+        rules = tmp_path / f"rules-{i}"
+        shutil.copytree(rules_dir(), rules)
+        copies.append(rules)
+        Engine.load(knowledge_dir(), rules)
+    assert len(_records(cache_dir)) == diskcache.KEEP
+    assert Engine.load(knowledge_dir(), copies[-1]).from_cache
+    assert not Engine.load(knowledge_dir(), copies[0]).from_cache  # the oldest was removed, and is rebuilt

@@ -21,7 +21,7 @@ from advisor import __version__, diskcache
 from advisor.i18n import Text
 from advisor.kb import knowledge as knowledge_mod
 from advisor.kb import rules as rules_mod
-from advisor.kb.expr import Expression, parse
+from advisor.kb.expr import Expression
 from advisor.kb.paths import knowledge_dir, rules_dir
 
 FORMAT = 2  # bump when the records' layout changes
@@ -103,8 +103,9 @@ def _text(texts: dict[str, str]) -> Text:
 
 
 def _expression(text: str, names: tuple[str, ...]) -> Expression:
-    """An Expression parsed again from its text (for unpickling): its evaluator is code, not data."""
-    return parse(text, names)
+    """An Expression from its text and names (for unpickling): its evaluator is code, not data, so it is
+    parsed again on first use; the text was checked when the cache was written."""
+    return Expression.deferred(text, names)
 
 
 def _reduce_located(mapping: dict[str, Any]) -> tuple[Any, ...]:

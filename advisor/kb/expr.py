@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from advisor.errors import ExpressionError
-from advisor.structs import Struct
 
 MAX_LENGTH = 600
 MAX_DEPTH = 40
@@ -69,20 +68,67 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-class Expression(Struct):
-    """A parsed, checked expression: its source text, the names it reads, and its evaluator."""
+class Expression:
+    """A parsed, checked expression: its source text, the names it reads, and its evaluator.
 
+    An expression checked before (`deferred`: read back from the load cache, or named by the generated
+    formulas module) keeps only its text and names until it is first evaluated or its tree is asked
+    for; a start that never evaluates it never parses it.
+    """
+
+    __slots__ = ("text", "names", "_tree", "_runner")
     text: str
     names: frozenset[str]
-    tree: ast.expr
-    _run: Node
+    _tree: ast.expr | None
+    _runner: Node | None
+
+    def __init__(self, text: str, names: frozenset[str], tree: ast.expr | None = None, run: Node | None = None) -> None:
+        for slot, value in (("text", text), ("names", names), ("_tree", tree), ("_runner", run)):
+            object.__setattr__(self, slot, value)
+
+    @classmethod
+    def deferred(cls, text: str, names: Iterable[str]) -> Expression:
+        """An expression checked earlier, parsed on first use."""
+        return cls(text.strip(), frozenset(names))
+
+    @property
+    def tree(self) -> ast.expr:
+        """The whitelisted syntax tree."""
+        if self._tree is None:
+            self._build()
+        assert self._tree is not None
+        return self._tree
+
+    def _build(self) -> None:
+        done = parse(self.text, self.names)
+        object.__setattr__(self, "_tree", done._tree)
+        object.__setattr__(self, "_runner", done._runner)
 
     def evaluate(self, env: Env) -> Any:
         """The value over `env`; None when a fact it needs is unknown. Arithmetic errors give None."""
+        run = self._runner
+        if run is None:
+            self._build()
+            run = self._runner
+            assert run is not None
         try:
-            return self._run(env)
+            return run(env)
         except (ZeroDivisionError, OverflowError, TypeError, ValueError):
             return None
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is self.__class__ and (self.text, self.names) == (other.text, other.names)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.names))
+
+    def __repr__(self) -> str:
+        return f"Expression(text={self.text!r}, names={sorted(self.names)!r})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from advisor.structs import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def parse(text: str, known: Iterable[str], *, where: str = "") -> Expression:
@@ -98,7 +144,7 @@ def parse(text: str, known: Iterable[str], *, where: str = "") -> Expression:
     known_set = frozenset(known)
     names: set[str] = set()
     run = _compile(tree, known_set, names, where, 0)
-    return Expression(text=text.strip(), names=frozenset(names), tree=tree, _run=run)
+    return Expression(text.strip(), frozenset(names), tree, run)
 
 
 def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str, depth: int) -> Node:

@@ -113,18 +113,21 @@ class Calculator:
     def __init__(self, kb: Knowledge) -> None:
         known = set(kb.facts)
         self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
-        fast, self._conditions = _generated(kb)
+        fast, self._conditions, checked = _generated(kb)
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
             where = f"{spec.where} formula {spec.id}"
             if spec.result not in known:
                 raise KnowledgeError(f"result {spec.result!r} is not in the fact table", where=where)
-            self.formulas[spec.id] = Formula(
-                spec=spec,
-                expr=parse(spec.expr, known, where=where),
-                when=parse(spec.when, known, where=where) if spec.when else None,
-                fast=fast.get(spec.id),
-            )
+            names = checked.get(spec.id)
+            if names is not None and known.issuperset(names[0]) and known.issuperset(names[1]):
+                # checked when the module was generated from this very file: parsed on first use
+                expr = Expression.deferred(spec.expr, names[0])
+                when = Expression.deferred(spec.when, names[1]) if spec.when else None
+            else:
+                expr = parse(spec.expr, known, where=where)
+                when = parse(spec.when, known, where=where) if spec.when else None
+            self.formulas[spec.id] = Formula(spec=spec, expr=expr, when=when, fast=fast.get(spec.id))
         self.order = _topological(self.formulas)
         layout = set(self.layout_facts)
         self.layout_ids: list[str] = []
@@ -188,14 +191,21 @@ def source_hash(root: Path | None = None) -> str:
     return hashlib.sha256(((root or knowledge_dir()) / "formulas.yaml").read_bytes()).hexdigest()[:16]
 
 
-def _generated(kb: Knowledge) -> tuple[dict[str, Callable[[Mapping[str, Any]], Any]], dict[str, Callable[..., Any]]]:
-    """The generated plain-Python formulas and conditions, if they were generated from this very
-    formulas.yaml."""
+Generated = dict[str, Callable[..., Any]]
+
+
+def _generated(kb: Knowledge) -> tuple[Generated, Generated, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """The generated plain-Python formulas and conditions, and the names each formula and condition
+    reads, if they were generated from this very formulas.yaml."""
     from advisor.core.formulas import generated as formulas_generated
 
     if not (kb.root / "formulas.yaml").is_file() or source_hash(kb.root) != formulas_generated.SOURCE_HASH:
-        return {}, {}
-    return dict(formulas_generated.FUNCTIONS), dict(getattr(formulas_generated, "CONDITIONS", {}))
+        return {}, {}, {}
+    return (
+        dict(formulas_generated.FUNCTIONS),
+        dict(getattr(formulas_generated, "CONDITIONS", {})),
+        dict(getattr(formulas_generated, "NAMES", {})),
+    )
 
 
 def _topological(formulas: Mapping[str, Formula]) -> list[str]:

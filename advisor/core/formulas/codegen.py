@@ -87,8 +87,11 @@ def render(root: Path | None = None) -> str:
     ]
     table = []
     conditions = []
+    names = []
     for fid in sorted(calc.formulas):
         f = calc.formulas[fid]
+        reads = tuple(sorted(f.expr.names)), tuple(sorted(f.when.names)) if f.when is not None else ()
+        names.append(f'    "{fid}": {reads!r},')
         name = "f_" + fid.replace("-", "_")
         lines += function(name, f.expr.tree)
         table.append(f'    "{fid}": {name},')
@@ -97,6 +100,8 @@ def render(root: Path | None = None) -> str:
             conditions.append(f'    "{fid}": w_{fid.replace("-", "_")},')
     lines += ["FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *table, "}", ""]
     lines += ["CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *conditions, "}", ""]
+    lines += ["# the facts each formula and its condition read, checked when this module was generated", ""]
+    lines += ["NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {", *names, "}", ""]
     return "\n".join(lines)
 
 
