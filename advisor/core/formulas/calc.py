@@ -42,6 +42,7 @@ class Formula(Struct):
     expr: Expression
     when: Expression | None
     fast: Callable[[Mapping[str, Any]], Any] | None = None
+    rendered: str | None = None  # the template, where the generated module holds it for this very text
 
     @property
     def inputs(self) -> frozenset[str]:
@@ -61,12 +62,12 @@ class Formula(Struct):
 
     @cached_property
     def _template(self) -> str:
-        return _render(self.expr.tree, placeholders=True)
+        return self.rendered if self.rendered is not None else render_tree(self.expr.tree, placeholders=True)
 
     @cached_property
     def _text(self) -> str:
         if "{" in self.expr.text or "}" in self.expr.text:
-            return f"{self.spec.result} = {_render(self.expr.tree)}"
+            return f"{self.spec.result} = {render_tree(self.expr.tree)}"
         # Without braces in the source, the only braces of the template are the placeholders': the
         # plain text is the template without them, one rendering of the tree instead of two.
         return f"{self.spec.result} = {self._template.replace('{', '').replace('}', '')}"
@@ -102,7 +103,8 @@ def _placeholders(node: ast.expr) -> ast.expr:
     return type(node)(**fields)
 
 
-def _render(tree: ast.expr, placeholders: bool = False) -> str:
+def render_tree(tree: ast.expr, placeholders: bool = False) -> str:
+    """A formula's tree as the trace writes it (`^`, `×`); with `placeholders`, names as `{name}`."""
     text = ast.unparse(_placeholders(tree) if placeholders else tree)
     return text.replace(" ** ", "^").replace(" * ", " × ")
 
@@ -113,7 +115,7 @@ class Calculator:
     def __init__(self, kb: Knowledge) -> None:
         known = set(kb.facts)
         self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
-        fast, self._conditions, checked = _generated(kb)
+        fast, self._conditions, checked, templates = _generated(kb)
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
             where = f"{spec.where} formula {spec.id}"
@@ -127,7 +129,9 @@ class Calculator:
             else:
                 expr = parse(spec.expr, known, where=where)
                 when = parse(spec.when, known, where=where) if spec.when else None
-            self.formulas[spec.id] = Formula(spec=spec, expr=expr, when=when, fast=fast.get(spec.id))
+            self.formulas[spec.id] = Formula(
+                spec=spec, expr=expr, when=when, fast=fast.get(spec.id), rendered=templates.get(spec.id)
+            )
         self.order = _topological(self.formulas)
         layout = set(self.layout_facts)
         self.layout_ids: list[str] = []
@@ -194,17 +198,20 @@ def source_hash(root: Path | None = None) -> str:
 Generated = dict[str, Callable[..., Any]]
 
 
-def _generated(kb: Knowledge) -> tuple[Generated, Generated, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
-    """The generated plain-Python formulas and conditions, and the names each formula and condition
-    reads, if they were generated from this very formulas.yaml."""
+def _generated(
+    kb: Knowledge,
+) -> tuple[Generated, Generated, dict[str, tuple[tuple[str, ...], tuple[str, ...]]], dict[str, str]]:
+    """The generated plain-Python formulas and conditions, the names each formula and condition reads,
+    and each formula's template, if they were generated from this very formulas.yaml."""
     from advisor.core.formulas import generated as formulas_generated
 
     if not (kb.root / "formulas.yaml").is_file() or source_hash(kb.root) != formulas_generated.SOURCE_HASH:
-        return {}, {}, {}
+        return {}, {}, {}, {}
     return (
         dict(formulas_generated.FUNCTIONS),
         dict(getattr(formulas_generated, "CONDITIONS", {})),
         dict(getattr(formulas_generated, "NAMES", {})),
+        dict(getattr(formulas_generated, "TEMPLATES", {})),
     )
 
 

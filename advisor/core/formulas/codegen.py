@@ -67,7 +67,7 @@ def when_function(name: str, tree: ast.expr) -> list[str]:
 
 def render(root: Path | None = None) -> str:
     """The module's source text."""
-    from advisor.core.formulas.calc import Calculator
+    from advisor.core.formulas.calc import Calculator, render_tree
     from advisor.kb.knowledge import load
 
     kb = load(root)
@@ -88,8 +88,10 @@ def render(root: Path | None = None) -> str:
     table = []
     conditions = []
     names = []
+    templates = []
     for fid in sorted(calc.formulas):
         f = calc.formulas[fid]
+        templates.append(f"    {fid!r}: {render_tree(f.expr.tree, placeholders=True)!r},")
         reads = tuple(sorted(f.expr.names)), tuple(sorted(f.when.names)) if f.when is not None else ()
         names.append(f'    "{fid}": {reads!r},')
         name = "f_" + fid.replace("-", "_")
@@ -102,6 +104,8 @@ def render(root: Path | None = None) -> str:
     lines += ["CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *conditions, "}", ""]
     lines += ["# the facts each formula and its condition read, checked when this module was generated", ""]
     lines += ["NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {", *names, "}", ""]
+    lines += ["# each formula as the trace writes it, its names as {placeholders}", ""]
+    lines += ["TEMPLATES: dict[str, str] = {", *templates, "}", ""]
     return "\n".join(lines)
 
 
