@@ -181,10 +181,8 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
             return lambda env: None if (v := operand(env)) is None else -v
         raise ExpressionError("only 'not' and '-' are allowed as unary operators", where=where)
     if isinstance(node, ast.BoolOp):
-        parts = [sub(v) for v in node.values]
-        if isinstance(node.op, ast.And):
-            return lambda env: _and(p(env) for p in parts)
-        return lambda env: _or(p(env) for p in parts)
+        parts = tuple(sub(v) for v in node.values)
+        return _all_of(parts) if isinstance(node.op, ast.And) else _any_of(parts)
     if isinstance(node, ast.BinOp):
         op = _BINARY.get(type(node.op))
         if op is None:
@@ -239,28 +237,41 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
     raise ExpressionError(f"{type(node).__name__} is not allowed in an expression", where=where)
 
 
+def _all_of(parts: tuple[Node, ...]) -> Node:
+    """Kleene's `and` of `parts`, evaluated in order and stopping at the first false one (a loop, not a
+    generator: rule conditions are evaluated for every candidate layout)."""
+
+    def run(env: Env) -> Any:
+        unknown = False
+        for part in parts:
+            v = part(env)
+            if v is None:
+                unknown = True
+            elif not v:
+                return False
+        return None if unknown else True
+
+    return run
+
+
+def _any_of(parts: tuple[Node, ...]) -> Node:
+    """Kleene's `or` of `parts`, stopping at the first true one."""
+
+    def run(env: Env) -> Any:
+        unknown = False
+        for part in parts:
+            v = part(env)
+            if v is None:
+                unknown = True
+            elif v:
+                return True
+        return None if unknown else False
+
+    return run
+
+
 def _not(value: Any) -> Any:
     return None if value is None else not value
-
-
-def _and(values: Iterable[Any]) -> Any:
-    unknown = False
-    for v in values:
-        if v is None:
-            unknown = True
-        elif not v:
-            return False
-    return None if unknown else True
-
-
-def _or(values: Iterable[Any]) -> Any:
-    unknown = False
-    for v in values:
-        if v is None:
-            unknown = True
-        elif v:
-            return True
-    return None if unknown else False
 
 
 def _arith(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
