@@ -180,7 +180,10 @@ def run_case(engine: Engine, case: dict[str, Any], lang: str = "en") -> Recommen
 
     case = dict(case)
     named = case.pop("layout", None)
-    only = Layout(**{k: int(v) for k, v in named.items()}) if isinstance(named, dict) else None
+    only = None
+    if isinstance(named, dict):
+        replicas, tp, pp, ep = (int(named.get(k, 1)) for k in ("replicas", "tp", "pp", "ep"))
+        only = Layout(replicas, tp, pp, ep)
     return engine.evaluate(build(case, engine.kb, where="case"), lang, only=only)
 
 

@@ -58,8 +58,10 @@ def test_recommend_scenario_file_as_json_follows_the_contract(cli):
         "ttft_ms",
         "train_state_gib_per_gpu",  # training figures: None in serving
         "grad_sync_s_per_step",
+        "train_step_s",
     }
     assert doc["figures"]["train_state_gib_per_gpu"] is None
+    assert doc["figures"]["train_step_s"] is None
     assert doc["figures"]["bubble_fraction"] is None
     assert doc["input"]["hardware"]["gpu"].startswith("NVIDIA RTX PRO 6000")
     finding = next(f for f in doc["findings"] if f["rule"] == "tp-over-pcie")

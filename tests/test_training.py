@@ -58,20 +58,48 @@ def flat(out: str) -> str:
 
 
 def test_8b_full_fine_tune_on_8_h100_which_sharding(cli):
-    # "Full fine-tune of Llama 3.1 8B on 8 H100 SXM: which sharding?"
+    # "Full fine-tune of Llama 3.1 8B on 8 H100 SXM: which sharding?" The advisor chooses: plain DDP keeps
+    # 16 bytes per parameter on every copy (119.7 GiB), so a copy would take 2 GPUs; ZeRO-1 (4Ψ + 12Ψ/8 =
+    # 41.1 GiB) holds one copy per GPU at about the same step time, and is the simplest sharding that does.
     code, out, _ = cli(*H100_8B)
     assert code == 0
-    # plain DDP keeps 16 bytes per parameter on every copy: 119.7 GiB, so a copy takes 2 GPUs
-    assert "Recommendation: 4 × TP 2" in out
-    assert "Training state per GPU 59.8 GiB" in flat(out)
+    assert "Recommendation: 8 × one copy per GPU" in out
+    assert "Training state per GPU 41.1 GiB" in flat(out)
     assumed = section(out, "Assumptions")
-    assert "sharding = none" in assumed
-    # ZeRO-1: 4Ψ + 12Ψ/8 = 41.1 GiB, one GPU per copy; ZeRO-2 28.0; ZeRO-3 16Ψ/8 = 15.0
-    assert "zero1: 8 × 1 GPU; Training state per GPU 41.1 GiB instead of 59.8 GiB" in flat(assumed)
-    assert "zero2: 8 × 1 GPU; Training state per GPU 28.0 GiB" in flat(assumed)
-    assert "zero3: 8 × 1 GPU; Training state per GPU 15.0 GiB" in flat(assumed)
+    assert "sharding = zero1 — the user did not say" in flat(assumed)
+    # DDP: 4 × TP 2 at 59.8 GiB per GPU, with the Megatron activation all-reduces in every layer
+    assert "none: 4 × TP 2, DDP; Training step (estimate) 3.37 s instead of 3.25 s" in flat(assumed)
+    assert "zero3: 8 × 1 GPU, ZeRO-3; Training step (estimate) 3.28 s instead of 3.25 s" in flat(assumed)
     for word in SERVING_WORDS:
         assert word not in out
+
+
+def test_the_step_time_adds_compute_and_traffic(advise):
+    # 6 × 8.03B parameters × 262,144 tokens (Llama 2's SFT batch, 64 × 4,096) over 8 H100 at 989 TFLOPS
+    # × 0.5: 3.19 s; plus the gradient ring over NVLink (0.0625 s)
+    rec = advise(
+        {
+            "model": "llama-3.1-8b-instruct",
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8},
+            "workload": {"kind": "training", "sharding": "zero1"},
+        }
+    )
+    assert rec.env["train_tokens_per_step"] == 64 * 4096
+    assert rec.env["train_compute_s"] == pytest.approx(
+        6 * rec.env["active_params"] * 262144 / (8 * rec.env["gpu_tflops"] * 0.5e12)
+    )
+    assert rec.env["train_tp_s"] == 0 and rec.env["train_pp_s"] == 0 and rec.env["train_bubble_s"] == 0
+    assert rec.figures["train_step_s"] == pytest.approx(rec.env["train_compute_s"] + 0.0625, abs=1e-3)
+    # a TP 2 copy adds Megatron's 4 all-reduces per layer: 4 × 32 × 65,536 tokens × 8 KiB × 2·1/2 / 450 GB/s
+    split = advise(
+        {
+            "model": "llama-3.1-8b-instruct",
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8},
+            "workload": {"kind": "training", "sharding": "none"},
+        }
+    )
+    assert split.layout.tp == 2
+    assert split.env["train_tp_s"] == pytest.approx(4 * 32 * 65536 * 8192 * 1 / 450e9)
 
 
 def test_8b_with_zero3_is_eight_data_parallel_copies_with_1_5x_the_sync(cli):

@@ -42,6 +42,7 @@ MAX_EVALUATIONS = 6
 TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
 # The figure a branch shows: the first of these that both answers have and that differs.
 KEY_FIGURES = (
+    "train_step_s",
     "train_state_gib_per_gpu",
     "grad_sync_s_per_step",
     "conversations",
@@ -132,6 +133,8 @@ def find_assumptions(
     budget = MAX_EVALUATIONS
     found: list[Assumption] = []
     for fact, path, values in trials(kb, s, rec.input_states):
+        if fact == "sharding" and rec.layout is not None and rec.layout.sharding:
+            continue  # chosen among all its values already (chosen_assumption)
         branches: list[Branch] = []
         for other_value in values:
             if budget <= 0:
@@ -206,3 +209,21 @@ def _why(doc: str, formulas: tuple[str, ...], rules: tuple[str, ...], lang: str)
         parts.append(f"{label('rules_word', lang)} {', '.join(rules)}")
     text = f"{doc} {label('read_by', lang)}: {'; '.join(parts)}." if parts else doc
     return text.replace("{", "{{").replace("}", "}}")  # a template: its own braces are text
+
+
+def chosen_assumption(kb: Knowledge, fact: str, value: Any, branches: list[Branch]) -> Assumption:
+    """An unstated input the advisor chose by its estimates (the training sharding): the user did not
+    say, so it is an assumption, with the best answer under each other value."""
+    spec = kb.facts[fact]
+    reason = Message.of(label_text("assumed_chosen"), {"value": value})
+    return Assumption(
+        fact=fact,
+        value=value,
+        state="default",
+        reason_text=reason,
+        why_text=Message(Text({lang: spec.doc.get(lang).replace("{", "{{").replace("}", "}}") for lang in LANGS})),
+        otherwise=tuple(branches),
+        formulas=("train-step-time",),
+        question_text=spec.question,
+        settle_text=spec.settle,
+    )

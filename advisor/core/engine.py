@@ -22,6 +22,7 @@ from advisor.core.records import (
     NO_TEXT,
     Alternative,
     Assumption,
+    Branch,
     FigureTrace,
     Finding,
     Firing,
@@ -32,7 +33,7 @@ from advisor.i18n import Message, Text, label_text
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import SEVERITIES, Rule, RuleBase, SortKey
-from advisor.structs import Struct, field
+from advisor.structs import Struct, field, replace
 
 CONTRACT_FIGURES = {
     "weights_gib": "weights_gib",
@@ -49,6 +50,7 @@ CONTRACT_FIGURES = {
     "ttft_ms": "ttft_ms",
     "train_state_gib_per_gpu": "train_state_gib_per_gpu",
     "grad_sync_s_per_step": "grad_allreduce_s",
+    "train_step_s": "train_step_s",
 }
 ALTERNATIVE_FIGURES = (
     "conversations",
@@ -61,6 +63,7 @@ ALTERNATIVE_FIGURES = (
     "ttft_ms",
     "train_state_gib_per_gpu",
     "grad_allreduce_s",
+    "train_step_s",
 )
 MAX_ALTERNATIVES = 8
 FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
@@ -172,6 +175,8 @@ class Engine:
         if known:
             env.update({k: v for k, v in known.items() if self.kb.facts.get(k) and self.kb.facts[k].kind != "layout"})
             origin.update(known_origin or {})
+        shardings = self._shardings(env, origin) if only is None else ()
+        base_env = dict(env)
         trace: dict[str, str] = {}
         self.calc.run(env, self.calc.scenario_ids, trace)
         moe = env["model_kind"] == "moe"
@@ -184,40 +189,128 @@ class Engine:
         if only is not None:
             layouts = [only] + [x for x in layouts if x != only]
         layout_known = {k: v for k, v in (known or {}).items() if k in self.layout_fact_names}
-        plan = self.calc.plan(env, self.calc.layout_ids)
-        cands = [self.candidate(x, env, trace, layout_known if x == only else None, plan) for x in layouts]
+        if shardings:
+            groups, cands = self._sharded_candidates(base_env, env, trace, layouts, shardings)
+        else:
+            plan = self.calc.plan(env, self.calc.layout_ids)
+            cands = [self.candidate(x, env, trace, layout_known if x == only else None, plan) for x in layouts]
+            rank = self._sharding_rank(env.get("sharding")) if env.get("workload_kind") == "training" else None
+            for c in cands:
+                c.env["sharding_rank"] = rank
         self._scenario_from_layouts(env, cands, origin)
+        if shardings:  # does one GPU per copy hold it, and the smallest copy: under each sharding its own
+            own = {sharding: self._from_group(cands, sharding, env) for sharding in groups}
         for c in cands:
+            source = own[c.layout.sharding] if shardings else env
             for name in FROM_LAYOUTS:
-                c.env[name] = env[name]
+                c.env[name] = source[name]
             c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
-        chosen, dropped = self._rank(cands, self._order(env))
+        order = self._order(env)
+        chosen, dropped = self._rank(cands, order)
         if only is not None:
             chosen = cands[0]
+        chosen_sharding: Assumption | None = None
+        if shardings and chosen is not None:
+            env, trace = groups[chosen.layout.sharding]
+            env.update(own[chosen.layout.sharding])
+            chosen_sharding = self._sharding_assumption(chosen, cands, order)
         if chosen is not None:
             chosen.outcomes.update({r.id: r.when.evaluate(chosen.env) for r in self.layout_rules if r.effect == "none"})
         rec = self._result(
             s, env, trace, chosen, cands, origin, explained, asked=only is not None, listed=search, dropped=dropped
         )
         if known is None:  # an audit's facts come from the host: nothing there is tried otherwise
-            rec.assumption_builder = self._assumption_builder(s, rec, only)
+            rec.assumption_builder = self._assumption_builder(s, rec, only, chosen_sharding)
         return rec.in_lang(lang)
 
     def _assumption_builder(
-        self, s: Scenario, rec: Recommendation, only: Layout | None
+        self, s: Scenario, rec: Recommendation, only: Layout | None, chosen: Assumption | None = None
     ) -> Callable[[], list[Assumption]]:
-        """The assumptions of `rec`, found on first use and kept (every language's copy shares them)."""
+        """The assumptions of `rec`, found on first use and kept (every language's copy shares them);
+        `chosen`: the sharding the advisor chose where the user named none, listed first."""
 
         @cache
         def build() -> list[Assumption]:
             from advisor.core.assumptions import find_assumptions
 
             readers, units = self._readers_and_units
-            return find_assumptions(
+            found = find_assumptions(
                 self.kb, s, rec, lambda other: self.evaluate(other, only=only, explained=False), readers, units
             )
+            return [chosen, *found] if chosen is not None else found
 
         return build
+
+    # --- the training sharding, where the user named none ----------------------------------------
+
+    def _shardings(self, env: Mapping[str, Any], origin: Mapping[str, Origin]) -> tuple[str, ...]:
+        """The shardings to try with every layout: all of the field's choices for a training job whose
+        sharding the user did not state; none otherwise (the stated or scenario value stands)."""
+        if env.get("workload_kind") != "training" or origin.get("sharding", Origin("input")).state != "default":
+            return ()
+        spec = self.kb.facts.get("sharding")
+        return tuple(spec.choices) if spec is not None else ()
+
+    def _from_group(self, cands: list[Candidate], sharding: str, env: Mapping[str, Any]) -> dict[str, Any]:
+        """The layout-search facts (FROM_LAYOUTS) under one sharding; whether any layout fits is over all."""
+        out: dict[str, Any] = {"total_gpus": env["total_gpus"]}
+        self._scenario_from_layouts(out, [c for c in cands if c.layout.sharding == sharding], {})
+        out["any_layout_fits"] = env["any_layout_fits"]
+        return {name: out[name] for name in FROM_LAYOUTS}
+
+    def _sharding_rank(self, sharding: Any) -> int | None:
+        """How much of the state a sharding divides: its place among the field's choices (simplest first)."""
+        spec = self.kb.facts.get("sharding")
+        return spec.choices.index(sharding) if spec is not None and sharding in spec.choices else None
+
+    def _sharded_candidates(
+        self,
+        base_env: Mapping[str, Any],
+        env: dict[str, Any],
+        trace: dict[str, str],
+        layouts: list[Layout],
+        shardings: tuple[str, ...],
+    ) -> tuple[dict[str, tuple[dict[str, Any], dict[str, str]]], list[Candidate]]:
+        """Every layout under every sharding: the scenario facts of each sharding (the stated default's are
+        `env`), and a candidate for each pair, its layout naming the sharding."""
+        groups: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
+        cands: list[Candidate] = []
+        for sharding in shardings:
+            if sharding == env.get("sharding"):
+                senv, strace = env, trace
+            else:
+                senv, strace = {**base_env, "sharding": sharding}, {}
+                self.calc.run(senv, self.calc.scenario_ids, strace)
+            groups[sharding] = (senv, strace)
+            plan = self.calc.plan(senv, self.calc.layout_ids)
+            rank = self._sharding_rank(sharding)
+            for x in layouts:
+                c = self.candidate(replace(x, sharding=sharding), senv, strace, None, plan)
+                c.env["sharding_rank"] = rank
+                cands.append(c)
+        return groups, cands
+
+    def _sharding_assumption(self, chosen: Candidate, cands: list[Candidate], order: str) -> Assumption:
+        """The chosen sharding as an assumption of the result: the user did not say; beside it, the best
+        layout under each other sharding with its estimated step time (none: nothing fits)."""
+        from advisor.core.assumptions import chosen_assumption
+
+        branches = []
+        for sharding in dict.fromkeys(c.layout.sharding for c in cands):
+            if sharding == chosen.layout.sharding:
+                continue
+            best, _ = self._rank([c for c in cands if c.layout.sharding == sharding], order)
+            branches.append(
+                Branch(
+                    value=sharding,
+                    layout=best.layout if best else None,
+                    figure="train_step_s" if best else None,
+                    figure_value=_round(best.env.get("train_step_s")) if best else None,
+                    assumed_value=_round(chosen.env.get("train_step_s")) if best else None,
+                    unit="s" if best else None,
+                )
+            )
+        return chosen_assumption(self.kb, "sharding", chosen.layout.sharding, branches)
 
     @cached_property
     def _readers_and_units(self) -> tuple[dict[str, frozenset[str]], dict[str, str | None]]:
@@ -227,7 +320,7 @@ class Engine:
         return readers, units
 
     def _scenario_from_layouts(self, env: dict[str, Any], cands: list[Candidate], origin: dict[str, Origin]) -> None:
-        one = next((c for c in cands if c.layout == Layout(env["total_gpus"], 1, 1)), None)
+        one = next((c for c in cands if c.layout.bare() == Layout(env["total_gpus"], 1, 1)), None)
         fits = [c for c in cands if c.env.get("fits")]
         env["fits_one_gpu"] = bool(one and one.env.get("fits"))
         env["conversations_one_gpu"] = one.env.get("conversations_per_replica") if one else None
@@ -458,11 +551,13 @@ class Engine:
 
         ranked = sorted((c for c in cands if c is not chosen), key=rank)
         picked: list[Candidate] = []
-        by_layout = {c.layout: c for c in cands}
+        by_layout: dict[Layout, Candidate] = {}
+        for c in ranked:  # under every sharding tried, the best-ranked one of each split
+            by_layout.setdefault(c.layout.bare(), c)
         for layout in wanted:
-            c = by_layout.get(layout)
-            if c is not None and c is not chosen and c not in picked:
-                picked.append(c)
+            best = by_layout.get(layout)
+            if best is not None and best is not chosen and best not in picked:
+                picked.append(best)
         for c in ranked:
             if len(picked) >= MAX_ALTERNATIVES:
                 break

@@ -189,7 +189,15 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("w_bytes", prec.weight_bytes, "catalogue", prec.name, prec.cite)
     kv = kb.precisions[s.data["kv_cache_dtype"]]
     put("kv_bytes", kv.weight_bytes, "catalogue", kv.name, kv.cite)
-    for name in ("act_bytes", "grad_bytes", "train_weight_bytes", "mem_bw_efficiency", "compute_efficiency"):
+    for name in (
+        "act_bytes",
+        "grad_bytes",
+        "train_weight_bytes",
+        "train_batch_sequences",
+        "train_sequence_tokens",
+        "mem_bw_efficiency",
+        "compute_efficiency",
+    ):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
 
     mem_gib, mem_origin = gpu_memory(g)

@@ -15,6 +15,9 @@ from typing import Any
 from advisor.errors import InputError
 from advisor.structs import Struct
 
+# How the layout labels name a training sharding (the values are knowledge/fields.yaml's sharding choices).
+SHARDING_NAMES = {"none": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3", "fsdp": "FSDP"}
+
 
 class Layout(Struct, order=True):
     """How the GPUs are used: copies of the model, and within a copy TP x PP, with EP for MoE."""
@@ -23,6 +26,7 @@ class Layout(Struct, order=True):
     tp: int
     pp: int
     ep: int = 1  # 1: expert parallelism off
+    sharding: str = ""  # training: how the state is sharded where the advisor chose it ("": not chosen)
 
     @property
     def gpus_per_replica(self) -> int:
@@ -51,17 +55,25 @@ class Layout(Struct, order=True):
             parts.append(f"PP {self.pp}")
         inner = " × ".join(parts) or "1 GPU"
         text = f"{self.replicas} × {inner}" if self.replicas > 1 else inner
-        return f"{text}, EP {self.ep}" if self.ep > 1 else text
+        text = f"{text}, EP {self.ep}" if self.ep > 1 else text
+        return f"{text}, {SHARDING_NAMES.get(self.sharding, self.sharding)}" if self.sharding else text
 
-    def as_dict(self) -> dict[str, int]:
-        """The contract's layout object."""
-        return {
+    def bare(self) -> Layout:
+        """The same split of the GPUs without a chosen sharding."""
+        return Layout(self.replicas, self.tp, self.pp, self.ep) if self.sharding else self
+
+    def as_dict(self) -> dict[str, Any]:
+        """The contract's layout object (with `sharding` where the advisor chose it)."""
+        out: dict[str, Any] = {
             "replicas": self.replicas,
             "tp": self.tp,
             "pp": self.pp,
             "ep": self.ep,
             "gpus_per_replica": self.gpus_per_replica,
         }
+        if self.sharding:
+            out["sharding"] = self.sharding
+        return out
 
 
 def parse_layout(text: str) -> Layout:

@@ -34,6 +34,7 @@ FIGURE_ORDER = (
     "usable_gib_per_gpu",
     "train_state_gib_per_gpu",
     "grad_sync_s_per_step",
+    "train_step_s",
     "kv_gib_per_conversation",
     "conversations",
     "allreduce_count_per_token",

@@ -7,7 +7,7 @@ from math import ceil as _ceil
 from math import floor as _floor
 from typing import Any
 
-SOURCE_HASH = "c251ccdb657ebed1"
+SOURCE_HASH = "90319208a777202e"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -1861,6 +1861,159 @@ def w_time_to_first_token(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_train_bubble_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_bubble_none(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_pp = env.get("pp")
+    if v_workload_kind is None or v_pp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_pp == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_bubble_time(env: Mapping[str, Any]) -> Any:
+    v_train_compute_s = env.get("train_compute_s")
+    v_pp = env.get("pp")
+    v_train_micro_batches = env.get("train_micro_batches")
+    if v_train_compute_s is None or v_pp is None or v_train_micro_batches is None:
+        return None
+    try:
+        return v_train_compute_s * (v_pp - 1) / v_train_micro_batches
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_bubble_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_pp = env.get("pp")
+    if v_workload_kind is None or v_pp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_compute_time(env: Mapping[str, Any]) -> Any:
+    v_active_params = env.get("active_params")
+    v_train_tokens_per_step = env.get("train_tokens_per_step")
+    v_replicas = env.get("replicas")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    v_gpu_tflops = env.get("gpu_tflops")
+    v_compute_efficiency = env.get("compute_efficiency")
+    if v_active_params is None or v_train_tokens_per_step is None or v_replicas is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+        return None
+    try:
+        return 6 * v_active_params * v_train_tokens_per_step / (v_replicas * v_tp * v_pp * v_gpu_tflops * v_compute_efficiency * 10 ** 12)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_compute_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_gpu_tflops = env.get("gpu_tflops")
+    if v_workload_kind is None or v_gpu_tflops is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_micro_batches(env: Mapping[str, Any]) -> Any:
+    v_train_batch_sequences = env.get("train_batch_sequences")
+    v_replicas = env.get("replicas")
+    if v_train_batch_sequences is None or v_replicas is None:
+        return None
+    try:
+        return max(_floor(v_train_batch_sequences / v_replicas), 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_micro_batches(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_micro_batches = env.get("micro_batches")
+    if v_workload_kind is None or v_micro_batches is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and (not True))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_micro_batches_given(env: Mapping[str, Any]) -> Any:
+    v_micro_batches = env.get("micro_batches")
+    if v_micro_batches is None:
+        return None
+    try:
+        return v_micro_batches
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_micro_batches_given(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_micro_batches = env.get("micro_batches")
+    if v_workload_kind is None or v_micro_batches is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_pp_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_pp_none(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_pp = env.get("pp")
+    if v_workload_kind is None or v_pp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_pp == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_pp_time(env: Mapping[str, Any]) -> Any:
+    v_train_tokens_per_step = env.get("train_tokens_per_step")
+    v_replicas = env.get("replicas")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_pp_link_gbs = env.get("pp_link_gbs")
+    if v_train_tokens_per_step is None or v_replicas is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
+        return None
+    try:
+        return 2 * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_pp_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_pp = env.get("pp")
+    if v_workload_kind is None or v_pp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_pp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_train_state(env: Mapping[str, Any]) -> Any:
     v_params = env.get("params")
     v_train_state_bytes = env.get("train_state_bytes")
@@ -1983,6 +2136,96 @@ def w_train_state_per_gpu_zero3(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_workload_kind == 'training' and (v_sharding == 'zero3' or v_sharding == 'fsdp'))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_step_time(env: Mapping[str, Any]) -> Any:
+    v_train_compute_s = env.get("train_compute_s")
+    v_train_bubble_s = env.get("train_bubble_s")
+    v_train_tp_s = env.get("train_tp_s")
+    v_train_pp_s = env.get("train_pp_s")
+    v_grad_allreduce_s = env.get("grad_allreduce_s")
+    if v_train_compute_s is None or v_train_bubble_s is None or v_train_tp_s is None or v_train_pp_s is None or v_grad_allreduce_s is None:
+        return None
+    try:
+        return v_train_compute_s + v_train_bubble_s + v_train_tp_s + v_train_pp_s + v_grad_allreduce_s
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_step_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_tokens_per_step(env: Mapping[str, Any]) -> Any:
+    v_train_batch_sequences = env.get("train_batch_sequences")
+    v_train_sequence_tokens = env.get("train_sequence_tokens")
+    if v_train_batch_sequences is None or v_train_sequence_tokens is None:
+        return None
+    try:
+        return v_train_batch_sequences * v_train_sequence_tokens
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_tokens_per_step(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_tp_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 0
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_tp_none(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_tp = env.get("tp")
+    if v_workload_kind is None or v_tp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_tp == 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_train_tp_time(env: Mapping[str, Any]) -> Any:
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_train_tokens_per_step = env.get("train_tokens_per_step")
+    v_replicas = env.get("replicas")
+    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_ring_factor = env.get("ring_factor")
+    v_tp_link_gbs = env.get("tp_link_gbs")
+    if v_n_layers is None or v_pp is None or v_train_tokens_per_step is None or v_replicas is None or v_activation_bytes_per_token is None or v_ring_factor is None or v_tp_link_gbs is None:
+        return None
+    try:
+        return 4 * v_n_layers / v_pp * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_train_tp_time(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_tp = env.get("tp")
+    if v_workload_kind is None or v_tp is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'training' and v_tp > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2265,12 +2508,23 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-weights-one-moe": f_stage_weights_one_moe,
     "throughput-estimate": f_throughput_estimate,
     "time-to-first-token": f_time_to_first_token,
+    "train-bubble-none": f_train_bubble_none,
+    "train-bubble-time": f_train_bubble_time,
+    "train-compute-time": f_train_compute_time,
+    "train-micro-batches": f_train_micro_batches,
+    "train-micro-batches-given": f_train_micro_batches_given,
+    "train-pp-none": f_train_pp_none,
+    "train-pp-time": f_train_pp_time,
     "train-state": f_train_state,
     "train-state-bytes": f_train_state_bytes,
     "train-state-per-gpu-ddp": f_train_state_per_gpu_ddp,
     "train-state-per-gpu-zero1": f_train_state_per_gpu_zero1,
     "train-state-per-gpu-zero2": f_train_state_per_gpu_zero2,
     "train-state-per-gpu-zero3": f_train_state_per_gpu_zero3,
+    "train-step-time": f_train_step_time,
+    "train-tokens-per-step": f_train_tokens_per_step,
+    "train-tp-none": f_train_tp_none,
+    "train-tp-time": f_train_tp_time,
     "usable-memory": f_usable_memory,
     "usable-memory-estimated": f_usable_memory_estimated,
     "users-shortfall": f_users_shortfall,
@@ -2360,10 +2614,21 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-weights-one-moe": w_stage_weights_one_moe,
     "throughput-estimate": w_throughput_estimate,
     "time-to-first-token": w_time_to_first_token,
+    "train-bubble-none": w_train_bubble_none,
+    "train-bubble-time": w_train_bubble_time,
+    "train-compute-time": w_train_compute_time,
+    "train-micro-batches": w_train_micro_batches,
+    "train-micro-batches-given": w_train_micro_batches_given,
+    "train-pp-none": w_train_pp_none,
+    "train-pp-time": w_train_pp_time,
     "train-state-per-gpu-ddp": w_train_state_per_gpu_ddp,
     "train-state-per-gpu-zero1": w_train_state_per_gpu_zero1,
     "train-state-per-gpu-zero2": w_train_state_per_gpu_zero2,
     "train-state-per-gpu-zero3": w_train_state_per_gpu_zero3,
+    "train-step-time": w_train_step_time,
+    "train-tokens-per-step": w_train_tokens_per_step,
+    "train-tp-none": w_train_tp_none,
+    "train-tp-time": w_train_tp_time,
     "usable-memory": w_usable_memory,
     "usable-memory-estimated": w_usable_memory_estimated,
     "weights-checkpoint": w_weights_checkpoint,
