@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from math import ceil as _ceil
 from math import floor as _floor
+from math import log as _log
 from typing import Any
 
-SOURCE_HASH = "c251ccdb657ebed1"
+SOURCE_HASH = "47b3dea36109b444"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -493,6 +494,45 @@ def w_expert_fraction_moe(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance(env: Mapping[str, Any]) -> Any:
+    v_expert_load_cv = env.get("expert_load_cv")
+    v_ep = env.get("ep")
+    v_n_experts = env.get("n_experts")
+    if v_expert_load_cv is None or v_ep is None or v_n_experts is None:
+        return None
+    try:
+        return 1 + v_expert_load_cv * (2 * _log(v_ep) * v_ep / v_n_experts) ** 0.5
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance_none(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1706,12 +1746,13 @@ def f_stage_memory_time_one(env: Mapping[str, Any]) -> Any:
 def f_stage_step_time(env: Mapping[str, Any]) -> Any:
     v_stage_mem_ms = env.get("stage_mem_ms")
     v_stage_compute_ms = env.get("stage_compute_ms")
-    v_stage_tp_ms = env.get("stage_tp_ms")
     v_stage_ep_ms = env.get("stage_ep_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_tp_ms is None or v_stage_ep_ms is None:
+    v_expert_imbalance = env.get("expert_imbalance")
+    v_stage_tp_ms = env.get("stage_tp_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
         return None
     try:
-        return max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_tp_ms + v_stage_ep_ms
+        return (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2195,6 +2236,8 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
+    "expert-imbalance": f_expert_imbalance,
+    "expert-imbalance-none": f_expert_imbalance_none,
     "expert-params": f_expert_params,
     "expert-shards": f_expert_shards,
     "fits-serving": f_fits_serving,
@@ -2305,6 +2348,8 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-batch": w_expert_batch,
     "expert-fraction-dense": w_expert_fraction_dense,
     "expert-fraction-moe": w_expert_fraction_moe,
+    "expert-imbalance": w_expert_imbalance,
+    "expert-imbalance-none": w_expert_imbalance_none,
     "expert-params": w_expert_params,
     "fits-serving": w_fits_serving,
     "fits-training": w_fits_training,
