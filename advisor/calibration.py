@@ -10,7 +10,7 @@ advisor.calibration` prints the table that docs/calibration.md carries.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,14 +19,29 @@ from advisor.core.layouts import Layout
 from advisor.inputs.scenario import build
 from advisor.kb.knowledge import MeasuredLayout, Measurement
 
-# The advisor's figure for each measured metric: the estimate's name, and whether it is divided by the GPUs.
-METRIC_FIGURE: dict[str, tuple[str, bool]] = {
-    "one_user_tokens_per_s": ("one_user_tps", False),
-    "throughput_tokens_per_s": ("throughput_tps", False),
-    "throughput_tokens_per_s_per_gpu": ("throughput_tps", True),
-    "ttft_ms": ("ttft_ms", False),
-    "tpot_ms": ("one_user_tpot_ms", False),
+# The advisor's figure for each measured metric: how to read it from the estimates, and what it is divided by
+# (the GPUs or the nodes of the deployment, or nothing). Decode and prefill throughput alone are what
+# prefill-decode disaggregated runs measure: each phase on its own GPUs, the other phase's time not counted.
+METRIC_FIGURE: dict[str, tuple[Callable[[Mapping[str, Any]], Any], str | None]] = {
+    "one_user_tokens_per_s": (lambda env: env.get("one_user_tps"), None),
+    "throughput_tokens_per_s": (lambda env: env.get("throughput_tps"), None),
+    "throughput_tokens_per_s_per_gpu": (lambda env: env.get("throughput_tps"), "gpus"),
+    "decode_tokens_per_s_per_gpu": (lambda env: _per_second(env, "decode_batch", "decode_cycle_ms"), "gpus"),
+    "decode_tokens_per_s_per_node": (lambda env: _per_second(env, "decode_batch", "decode_cycle_ms"), "nodes"),
+    "prefill_tokens_per_s_per_node": (lambda env: _per_second(env, "prompt_tokens", "prefill_busy_ms"), "nodes"),
+    "ttft_ms": (lambda env: env.get("ttft_ms"), None),
+    "tpot_ms": (lambda env: env.get("one_user_tpot_ms"), None),
 }
+
+
+def _per_second(env: Mapping[str, Any], tokens: str, ms: str) -> float | None:
+    """Tokens per second of all copies: each copy moves `tokens` in `ms` milliseconds."""
+    n, t, copies = env.get(tokens), env.get(ms), env.get("replicas")
+    if not isinstance(n, int | float) or not isinstance(t, int | float) or not isinstance(copies, int) or not t:
+        return None
+    return copies * n * 1000 / t
+
+
 # Quantized checkpoints served for throughput keep an FP8 cache in the published runs' engines.
 FP8_CACHE_PRECISIONS = ("fp8", "nvfp4")
 
@@ -81,15 +96,15 @@ def scenario_of(m: Measurement, engine: Engine) -> dict[str, Any]:
     return raw
 
 
-def _figure(engine: Engine, raw: Mapping[str, Any], layout: Layout, metric: str, gpus: int) -> float | None:
-    name, per_gpu = METRIC_FIGURE[metric]
+def _figure(engine: Engine, raw: Mapping[str, Any], layout: Layout, m: Measurement) -> float | None:
+    read, per = METRIC_FIGURE[m.metric]
     rec = engine.evaluate(
         build(dict(raw), engine.kb, where=f"measurement {raw['model']}"), only=layout, explained=False
     )
-    value = rec.env.get(name)
+    value = read(rec.env)
     if not isinstance(value, int | float):
         return None
-    return value / gpus if per_gpu else float(value)
+    return value / {"gpus": m.gpus, "nodes": m.nodes, None: 1}[per]
 
 
 def compare(engine: Engine, measurements: Iterable[Measurement]) -> list[Row]:
@@ -99,9 +114,9 @@ def compare(engine: Engine, measurements: Iterable[Measurement]) -> list[Row]:
     for m in measurements:
         band = float(m.band or bands.get(m.metric) or 2.0)
         raw = scenario_of(m, engine)
-        estimate = _figure(engine, raw, layout_of(m.layout), m.metric, m.gpus)
+        estimate = _figure(engine, raw, layout_of(m.layout), m)
         if m.versus is not None and m.ratio is not None:
-            other = _figure(engine, raw, layout_of(m.versus), m.metric, m.gpus)
+            other = _figure(engine, raw, layout_of(m.versus), m)
             rows.append(Row(m, m.ratio, estimate / other if estimate is not None and other else None, band))
         elif m.value is not None:
             rows.append(Row(m, m.value, estimate, band))

@@ -199,6 +199,13 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "compute_efficiency",
     ):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
+    put(
+        "expert_load_cv",
+        kb.settings.get("expert_load_cv"),
+        "default",
+        "knowledge/settings.yaml: set from the published busiest-rank load without expert load balancing",
+        Citation("trtllm-large-scale-ep-blog", "Table 1, No EPLB (8 per-rank slots and EP 32), by rank"),
+    )
 
     mem_gib, mem_origin = gpu_memory(g)
     put("gpu_mem_gib", mem_gib, mem_origin.kind, mem_origin.detail, mem_origin.cite)

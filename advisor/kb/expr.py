@@ -64,6 +64,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "ceil": math.ceil,
     "floor": math.floor,
     "abs": abs,
+    "log": math.log,
     "divides": _divides,
 }
 

@@ -349,6 +349,9 @@ METRICS = (
     "one_user_tokens_per_s",
     "throughput_tokens_per_s",
     "throughput_tokens_per_s_per_gpu",
+    "decode_tokens_per_s_per_gpu",
+    "decode_tokens_per_s_per_node",
+    "prefill_tokens_per_s_per_node",
     "ttft_ms",
     "tpot_ms",
 )

@@ -16,7 +16,7 @@ from pathlib import Path
 from advisor.core.formulas.calc import source_hash
 
 TARGET = Path(__file__).with_name("generated.py")
-FUNCTIONS = {"max": "max", "min": "min", "ceil": "_ceil", "floor": "_floor", "abs": "abs"}
+FUNCTIONS = {"max": "max", "min": "min", "ceil": "_ceil", "floor": "_floor", "abs": "abs", "log": "_log"}
 
 
 class _Python(ast.NodeTransformer):
@@ -80,6 +80,7 @@ def render(root: Path | None = None) -> str:
         "from collections.abc import Callable, Mapping",
         "from math import ceil as _ceil",
         "from math import floor as _floor",
+        "from math import log as _log",
         "from typing import Any",
         "",
         f'SOURCE_HASH = "{source_hash(root)}"',

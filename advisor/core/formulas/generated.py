@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from math import ceil as _ceil
 from math import floor as _floor
+from math import log as _log
 from typing import Any
 
-SOURCE_HASH = "90319208a777202e"
+SOURCE_HASH = "24317961058efa41"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -493,6 +494,45 @@ def w_expert_fraction_moe(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance(env: Mapping[str, Any]) -> Any:
+    v_expert_load_cv = env.get("expert_load_cv")
+    v_ep = env.get("ep")
+    v_n_experts = env.get("n_experts")
+    if v_expert_load_cv is None or v_ep is None or v_n_experts is None:
+        return None
+    try:
+        return 1 + v_expert_load_cv * (2 * _log(v_ep) * v_ep / v_n_experts) ** 0.5
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance_none(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance_none(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep == 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1706,12 +1746,13 @@ def f_stage_memory_time_one(env: Mapping[str, Any]) -> Any:
 def f_stage_step_time(env: Mapping[str, Any]) -> Any:
     v_stage_mem_ms = env.get("stage_mem_ms")
     v_stage_compute_ms = env.get("stage_compute_ms")
-    v_stage_tp_ms = env.get("stage_tp_ms")
     v_stage_ep_ms = env.get("stage_ep_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_tp_ms is None or v_stage_ep_ms is None:
+    v_expert_imbalance = env.get("expert_imbalance")
+    v_stage_tp_ms = env.get("stage_tp_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
         return None
     try:
-        return max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_tp_ms + v_stage_ep_ms
+        return (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2438,6 +2479,8 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
+    "expert-imbalance": f_expert_imbalance,
+    "expert-imbalance-none": f_expert_imbalance_none,
     "expert-params": f_expert_params,
     "expert-shards": f_expert_shards,
     "fits-serving": f_fits_serving,
@@ -2559,6 +2602,8 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-batch": w_expert_batch,
     "expert-fraction-dense": w_expert_fraction_dense,
     "expert-fraction-moe": w_expert_fraction_moe,
+    "expert-imbalance": w_expert_imbalance,
+    "expert-imbalance-none": w_expert_imbalance_none,
     "expert-params": w_expert_params,
     "fits-serving": w_fits_serving,
     "fits-training": w_fits_training,
@@ -2666,6 +2711,8 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "expert-batch": (('expert_shards', 'micro_batch', 'tp'), ('model_kind',)),
     "expert-fraction-dense": ((), ('model_kind',)),
     "expert-fraction-moe": (('expert_params', 'params'), ('model_kind',)),
+    "expert-imbalance": (('ep', 'expert_load_cv', 'n_experts'), ('ep',)),
+    "expert-imbalance-none": ((), ('ep',)),
     "expert-params": (('hidden', 'moe_inter', 'moe_layers', 'n_experts'), ('model_kind',)),
     "expert-shards": (('ep', 'tp'), ()),
     "fits-serving": (('conversations_per_replica',), ('workload_kind',)),
@@ -2729,7 +2776,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-compute-time-unknown": ((), ('gpu_tflops',)),
     "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
-    "stage-step-time": (('stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ()),
+    "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ()),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
@@ -2793,6 +2840,8 @@ TEMPLATES: dict[str, str] = {
     'expert-batch': '{micro_batch} × {expert_shards} / {tp}',
     'expert-fraction-dense': '0',
     'expert-fraction-moe': 'min({expert_params} / {params}, 1)',
+    'expert-imbalance': '1 + {expert_load_cv} × (2 × log({ep}) × {ep} / {n_experts})^0.5',
+    'expert-imbalance-none': '1',
     'expert-params': '{moe_layers} × {n_experts} × 3 × {hidden} × {moe_inter}',
     'expert-shards': 'max({ep}, {tp})',
     'fits-serving': '{conversations_per_replica} >= 1',
@@ -2856,7 +2905,7 @@ TEMPLATES: dict[str, str] = {
     'stage-compute-time-unknown': '0',
     'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
-    'stage-step-time': 'max({stage_mem_ms}, {stage_compute_ms}) + {stage_tp_ms} + {stage_ep_ms}',
+    'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',

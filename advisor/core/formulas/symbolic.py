@@ -15,7 +15,14 @@ import sympy
 from advisor.errors import ExpressionError
 from advisor.kb.expr import Expression
 
-_FUNCTIONS = {"max": sympy.Max, "min": sympy.Min, "ceil": sympy.ceiling, "floor": sympy.floor, "abs": sympy.Abs}
+_FUNCTIONS = {
+    "max": sympy.Max,
+    "min": sympy.Min,
+    "ceil": sympy.ceiling,
+    "floor": sympy.floor,
+    "abs": sympy.Abs,
+    "log": sympy.log,
+}
 _BINARY = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
