@@ -5,9 +5,12 @@ a warning says so where that count falls below the users, with both sources of t
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
+from advisor.core.layouts import Layout
 from tests.conftest import RTX_PRO_70B, with_users
 
 
@@ -76,3 +79,42 @@ def test_the_warning_is_german_too(cli):
     words = " ".join(out.split())
     assert "Nach vLLMs eigener Reserve passen womöglich weniger Gespräche als Nutzer" in words
     assert "15,0 GiB Cache je GPU 22 Gespräche" in words
+
+
+def _reserve_log_rows() -> list[list[str]]:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text(encoding="utf-8")
+    section = doc.split("## The engine reserve against start-up logs", 1)[1]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| vllm-")]
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def _logged(source, label: str) -> list[float]:
+    return [float(n) for q in source.quotes for n in re.findall(label + r" (?:takes )?([\d.]+)GiB", q.text)]
+
+
+def test_the_reserve_is_set_against_six_start_up_logs_each_quoted_in_its_source(engine, advise):
+    # "Where does the 3 GiB the engine keeps come from, and how does it compare on other cards?"
+    rows = _reserve_log_rows()
+    assert len(rows) >= 6
+    layouts = {1: Layout(2, 1, 1, 1), 2: Layout(1, 2, 1, 1)}
+    for source_id, setup, logged, advisor, ratio in rows:
+        source = engine.kb.sources[source_id]
+        sums = {
+            round(a + n, 2)
+            for a in _logged(source, "activation peak memory")
+            for n in _logged(source, "non_torch_memory")
+        }
+        assert float(logged) in sums, (source_id, logged, sums)  # the log's own words carry the figure
+        tp = int(re.search(r"TP (\d)", setup).group(1))  # type: ignore[union-attr]
+        reserve = advise(RTX_PRO_70B, layout=layouts[min(tp, 2)]).env["engine_reserve_gib_per_gpu"]
+        assert float(advisor) == pytest.approx(reserve, abs=0.005)
+        assert float(ratio) == pytest.approx(reserve / float(logged), abs=0.006)
+
+
+def test_the_one_log_reserve_fits_its_own_log_only():
+    # The maintainer's 8B logs are reproduced; a 24 GB card's log lies far below, long budgets far above.
+    ratios = {(r[0], r[1]): float(r[4]) for r in _reserve_log_rows()}
+    own = [v for (src, _), v in ratios.items() if src == "vllm-pr-10511-memory-profile"]
+    assert own == [1.0, 1.0]
+    assert ratios[("vllm-pr-14447-memory-profile", next(s for src, s in ratios if "14447" in src))] > 5
+    assert min(ratios.values()) < 0.1
