@@ -4,6 +4,11 @@ nccl-shm-too-small used to match "Error while creating shared memory segment" an
 follow any failure to open a /dev/shm segment: a real capture where shm_open was refused (Permission
 denied, fixed by chmod on /dev/shm, NVIDIA/nccl #328) was told to enlarge /dev/shm. Now only the lines
 that say the space ran out name it, and every real capture of a full /dev/shm is still named.
+
+torch-master-port-in-use used to match "failed to listen on any local network address" alone, which
+torch prints for any refused bind: a real capture with errno 13 on port 98 (a privileged port,
+Time-LLM #158) was told another job held the port. Now the bind's own reason (EADDRINUSE, errno 98)
+must stand on the line, in the new torch format and in the old one alike.
 """
 
 from __future__ import annotations
@@ -44,3 +49,24 @@ def test_a_full_dev_shm_is_still_named_with_the_line_that_says_so(cli, name, lin
 
 def test_a_missing_peer_segment_keeps_its_own_cause(cli):
     assert list(_failures(cli, "fail_28_nccl_shm_attach_missing_segment.txt")) == ["failure-nccl-shm-attach-failed"]
+
+
+def test_a_refused_privileged_port_is_not_called_a_port_in_use(cli):
+    code, out, err = cli("audit", str(AUDIT_DATA / "quiet_02_timellm158_torch_port_98_permission_denied.txt"))
+    assert "torch-master-port-in-use" not in out + err
+    assert code == 2 and "not recognised" in err  # the advisor knows no cause for it, and says so
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("held_19_dlrover443_torch_port_in_use_errno98.txt", "errno: 98 - Address already in use"),
+        ("fail_20_torch_master_port_29500_in_use.txt", "EADDRINUSE"),
+        ("held_12_msswift_port_29500.txt", "EADDRINUSE"),
+    ],
+)
+def test_a_port_in_use_is_still_named_in_the_old_and_new_torch_format(cli, name, line):
+    found = _failures(cli, name)
+    assert list(found) == ["failure-torch-master-port-in-use"]
+    (evidence,) = found["failure-torch-master-port-in-use"]["evidence"]
+    assert line in evidence["text"] and "MASTER_PORT" in found["failure-torch-master-port-in-use"]["fix"]
