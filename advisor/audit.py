@@ -24,6 +24,7 @@ from advisor.errors import AdvisorError, InputError
 from advisor.fuzzy import closest
 from advisor.i18n import DEFAULT_LANG, Message, Text, label_text
 from advisor.inputs.evidence import Evidence, InputFile, Parsed, topo
+from advisor.inputs.evidence.manifest import host_bundles
 from advisor.inputs.evidence.reader import ALL_RANKS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions, parse_files
 from advisor.inputs.scenario import build, check_nvlink, observed_nvlink
@@ -302,6 +303,7 @@ def audit(
     `search=False` (fleet audits) skips the alternatives, which a single audit lists; `readers` is the
     registry to read with (READERS unless given)."""
     paths = list(paths)
+    refuse_many_hosts(paths)
     inputs, parsed = parse_files(paths, readers)
     if not parsed:
         raise InputError(
@@ -314,6 +316,7 @@ def audit(
     hw = raw["hardware"]
     layout = _layout(dep)
     groups = _group_facts(f, dep, layout, hw)
+    _gpu_evidence_fact(f, paths, parsed, readers)
     problems = [f"{i.path}: {problem}" for i in inputs for problem in i.problems]
     problems += [
         f"the bundle was collected with {p.data.get('summary')}"
@@ -346,6 +349,38 @@ def audit(
         deploy=verdict.deploy,
     )
     return result.in_lang(lang)
+
+
+def refuse_many_hosts(paths: Sequence[Path]) -> None:
+    """InputError, with the --fleet hint, for a folder that holds several host bundles (as `advisor
+    collect` writes them, one sub-folder per host): read as one host, one host's GPUs would meet another's
+    errors."""
+    for p in paths:
+        hosts = host_bundles(p)
+        if len(hosts) > 1:
+            names = ", ".join(h.name for h in hosts[:4]) + (", ..." if len(hosts) > 4 else "")
+            raise InputError(
+                f"holds {len(hosts)} host bundles ({names}); one audit reads one host",
+                where=str(p),
+                hint=f"audit each host on its own: advisor audit --fleet {p}",
+            )
+
+
+def _gpu_evidence_fact(f: Facts, paths: Sequence[Path], parsed: list[Parsed], readers: Sequence[Reader]) -> None:
+    """bundle_gpu_evidence, for a bundle (a folder, or a collect manifest): whether any file in it was read
+    as GPU evidence (a reader with `gpu_evidence`), and the collect manifest, where there is one, did not
+    say that no GPU answered. The line is the manifest's summary, else the folder."""
+    manifests = _all(parsed, "collect-manifest")
+    if not manifests and not any(p.is_dir() for p in paths):
+        return
+    gpu_kinds = {r.kind for r in readers if r.gpu_evidence}
+    read = any(p.kind in gpu_kinds for p in parsed)
+    said_none = any(m.data.get("nvidia_gpus") is False for m in manifests)
+    where = next((m.evidence.get("summary") for m in manifests if m.evidence.get("summary")), None)
+    if where is None:
+        folder = next((p for p in paths if p.is_dir()), paths[0] if paths else Path("."))
+        where = Evidence(str(folder), 0, "no file read as GPU evidence (nvidia-smi, topo -m, nccl-tests)")
+    f.put("bundle_gpu_evidence", read and not said_none, where)
 
 
 @dataclass

@@ -184,11 +184,15 @@ def cmd_size(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from advisor.audit import audit
     from advisor.core.engine import Engine
+    from advisor.inputs.evidence.manifest import host_bundles
     from advisor.render import render
 
     engine = Engine.load()
     paths = [Path(p) for p in args.paths]
-    if args.fleet or (len(paths) > 1 and all(p.is_dir() for p in paths)):
+    hosts = host_bundles(paths[0]) if len(paths) == 1 else []
+    if len(hosts) > 1 and not args.fleet:  # one folder of host bundles: one audit each, never one merged host
+        print(f"advisor: {paths[0]} holds {len(hosts)} host bundles: each is audited on its own", file=sys.stderr)
+    if args.fleet or len(hosts) > 1 or (len(paths) > 1 and all(p.is_dir() for p in paths)):
         return _audit_fleet(engine, paths, args)
     result = audit(engine, paths, lang=args.lang)
     sys.stdout.write(render(args.format, result, engine.kb, engine.rules))
@@ -210,10 +214,11 @@ def _exit_for(worst: list[str | None], fail_on: str) -> int:
 def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> int:
     """Many bundles: one audit each, with --jobs workers and a progress bar on a terminal."""
     from advisor.audit import audit_fleet
+    from advisor.inputs.evidence.manifest import host_bundles
     from advisor.render import render
 
-    bundles = [p for p in paths if p.is_dir()]
-    if args.fleet and len(paths) == 1 and paths[0].is_dir():
+    bundles = [h for p in paths if p.is_dir() for h in (host_bundles(p) or [p])]  # a folder of hosts: its hosts
+    if args.fleet and len(paths) == 1 and bundles == paths:
         inner = sorted(p for p in paths[0].iterdir() if p.is_dir())
         bundles = inner or bundles
     if not bundles:
@@ -237,13 +242,14 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    from advisor.collect import collect
+    from advisor.collect import collect, redaction_summary
 
     manifest = collect(Path(args.output), redact=args.redact)
     for step in manifest["steps"]:  # type: ignore[attr-defined]
         if step["status"] != "ok":
             print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
     print(f"{args.output}: {manifest['summary']}; run `advisor audit {args.output}` anywhere")
+    print(f"{args.output}: {redaction_summary(manifest)}")
     return ExitCode.OK
 
 

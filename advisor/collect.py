@@ -6,7 +6,10 @@ succeed partially (lspci without root hides ACS lines; dmesg may be restricted),
 outside DIR, and on a machine without NVIDIA GPUs still writes a bundle that says so. Unless told
 not to, every file and the manifest are written through the transcripts' redactor (advisor.redact),
 learning from the whole bundle before writing any of it, so a host name a later file gives away is
-hidden in the earlier ones too; GPU names, PCI addresses and figures stay as the audit reads them.
+hidden in the earlier ones too; GPU names, PCI addresses and figures stay as the audit reads them. What
+was hidden is listed by kind and count per file (never the value) in the manifest's `redactions`.
+Every NCCL_*, VLLM_* and CUDA_VISIBLE_DEVICES variable of a running engine is kept, digits in the name
+included (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL), and its value redacted like any other text.
 
 Bounded: each command runs at most TIMEOUT_S, all of them together at most DEADLINE_S, and gives at
 most OUTPUT_CAP bytes; each runs in its own process group, which is killed when it ends, so a hung
@@ -37,14 +40,16 @@ from advisor.files import pseudo_file
 from advisor.inputs.evidence import clean
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
 from advisor.inputs.evidence.topo import looks_like_topo
-from advisor.redact import Redactor
+from advisor.redact import PLACEHOLDER, Redactor
 
 TIMEOUT_S = 30  # one command
 DEADLINE_S = 90  # all commands together: seven hung tools once took 210 s
 OUTPUT_CAP = 8 * 1024 * 1024  # per command: the audit reads no more of a file (evidence.MAX_TEXT)
 NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
-KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z_]+|VLLM_[A-Z_]+)=")
+KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+)=")  # NCCL_P2P_LEVEL has a digit
+MANIFEST = "manifest.json"
+_PLACED = re.compile(r"(?<![\w-])(?:" + PLACEHOLDER.pattern + r")(?!\w)")
 DMESG_KEEP = re.compile(r"(DMAR|IOMMU|iommu|AMD-Vi|Hypervisor detected|NVRM|nvidia|Xid)")
 
 COMMANDS: tuple[tuple[str, list[str]], ...] = (
@@ -295,14 +300,16 @@ def collect(
         "nvidia_gpus": found,
         "summary": "NVIDIA GPUs found" if found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
         "redacted": redact,
+        "redactions": {},
         "steps": [asdict(s) for s in steps],
     }
     if redact:
-        scrubbed = redacted({"files": texts, "steps": manifest["steps"]})
-        texts, manifest["steps"] = scrubbed["files"], scrubbed["steps"]
+        said = {"summary": manifest["summary"], "steps": manifest["steps"]}
+        texts, said, manifest["redactions"] = redacted_with_counts(texts, said, MANIFEST)
+        manifest.update(said)
     for name, text in texts.items():
         _write(out / name, text)
-    _write(out / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    _write(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
 
 
@@ -310,3 +317,39 @@ def redacted(bundle: dict[str, Any]) -> dict[str, Any]:
     """A bundle's texts and steps through one redactor, learning from all of them before replacing any."""
     clean: dict[str, Any] = Redactor().document(bundle)
     return clean
+
+
+def redacted_with_counts(
+    files: dict[str, str], said: dict[str, Any], said_name: str
+) -> tuple[dict[str, str], dict[str, Any], dict[str, dict[str, int]]]:
+    """The files and what the manifest says (`said`, counted as `said_name`) through one redactor, and
+    what it hid in each: {file: {kind: count}}, kinds as the placeholders name them (secret, host, ...).
+    A placeholder the original already held is not counted; files with nothing hidden are left out."""
+    redactor = Redactor()
+    clean: dict[str, Any] = redactor.document({"files": files, "said": said})
+    placed = set(redactor.mapping.values())
+    counts: dict[str, dict[str, int]] = {}
+    before = {**files, said_name: json.dumps(said)}
+    after = {**clean["files"], said_name: json.dumps(clean["said"])}
+    for name, text in after.items():
+        kinds: dict[str, int] = {}
+        for sign, where in ((1, text), (-1, before[name])):
+            for m in _PLACED.finditer(where):
+                if m.group(0) in placed:
+                    kind = m.group(0).rsplit("-", 1)[0]
+                    kinds[kind] = kinds.get(kind, 0) + sign
+        kinds = {k: n for k, n in sorted(kinds.items()) if n > 0}
+        if kinds:
+            counts[name] = kinds
+    return clean["files"], clean["said"], counts
+
+
+def redaction_summary(manifest: dict[str, Any]) -> str:
+    """One line for the person who ran collect: what was hidden, by kind and count per file, never a value."""
+    if not manifest.get("redacted"):
+        return "not redacted (--no-redact): check every file before you send the bundle"
+    counts: dict[str, dict[str, int]] = manifest.get("redactions") or {}
+    if not counts:
+        return "redacted: nothing to hide was found"
+    parts = [f"{name} ({', '.join(f'{n} {kind}' for kind, n in kinds.items())})" for name, kinds in counts.items()]
+    return "redacted: " + "; ".join(parts)

@@ -343,7 +343,9 @@ def test_every_signature_is_bounded_and_a_slow_one_is_refused(tmp_path):
     root = tmp_path / "knowledge"
     shutil.copytree(knowledge_dir(), root)
     text = (root / "failures.yaml").read_text()
-    (root / "failures.yaml").write_text(text.replace("- NCCL WARN Error while creating", "- NCCL WARN (a+)+ Error", 1))
+    (root / "failures.yaml").write_text(
+        text.replace("- 'NCCL WARN Error: failed to extend", "- 'NCCL WARN (a+)+ Error: failed to extend", 1)
+    )
     with pytest.raises(KnowledgeError, match="nccl-shm-too-small"):
         knowledge.load(root)
 

@@ -593,7 +593,20 @@ def load(root: Path | None = None) -> Knowledge:
         data = load_file(path, KnowledgeError)
         if isinstance(data, dict):
             kb.settings.update(data.get("settings") or {})
+    _refuse_unknown_references(kb)
     return kb
+
+
+def _refuse_unknown_references(kb: Knowledge) -> None:
+    """KnowledgeError, one line naming the entry and the id, where an entry names a GPU, model, link,
+    precision, conflict or source the catalogue does not hold: no advice rests on an entry pointing nowhere."""
+    from advisor.kb.references import unknown_references
+
+    unknown = unknown_references(kb)
+    if unknown:
+        more = len(unknown) - 1
+        hint = f"and {more} more unknown id{'s' if more > 1 else ''}; fix the first, then run advisor rules check"
+        raise KnowledgeError(unknown[0].line(), where=unknown[0].where or None, hint=hint if more else None)
 
 
 def load_failures(root: Path | None = None) -> tuple[Failure, ...]:

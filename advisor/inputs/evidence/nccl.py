@@ -307,8 +307,11 @@ ALLREDUCE = Reader(
     parse_allreduce,
     allreduce_facts,
     yields=("hardware.gpu", "fact:busbw_measured_gbs", "fact:busbw_ranks", "fact:busbw_hosts"),
+    gpu_evidence=True,
 )
-P2P_TEST = Reader("p2p-bandwidth-test", looks_like_p2p_test, parse_p2p_test, p2p_test_facts, yields=("fact:p2p",))
+P2P_TEST = Reader(
+    "p2p-bandwidth-test", looks_like_p2p_test, parse_p2p_test, p2p_test_facts, yields=("fact:p2p",), gpu_evidence=True
+)
 LOG = Reader(
     "engine-log",
     looks_like_log,

@@ -73,6 +73,7 @@ class Reader:
     facts: Callable[[Parsed], Iterable[Contribution]]
     yields: tuple[str, ...]
     first_only: bool = False
+    gpu_evidence: bool = False  # what it reads comes only from a host whose NVIDIA GPUs answered
 
 
 def is_place(target: str) -> bool:

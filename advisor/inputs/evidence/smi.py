@@ -200,6 +200,7 @@ QUERY = Reader(
     parse_query,
     gpu_facts,
     yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"),
+    gpu_evidence=True,
 )
 CSV = Reader(
     "nvidia-smi-csv",
@@ -207,7 +208,13 @@ CSV = Reader(
     parse_csv,
     gpu_facts,
     yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"),
+    gpu_evidence=True,
 )
 NVLINK = Reader(
-    "nvidia-smi-nvlink", looks_like_nvlink, parse_nvlink, nvlink_facts, yields=("fact:nvlink_inactive_links",)
+    "nvidia-smi-nvlink",
+    looks_like_nvlink,
+    parse_nvlink,
+    nvlink_facts,
+    yields=("fact:nvlink_inactive_links",),
+    gpu_evidence=True,
 )

@@ -295,6 +295,7 @@ TOPO = Reader(
     parse_topo,
     topo_facts,
     first_only=True,
+    gpu_evidence=True,
     yields=(
         "hardware.gpus_per_node",
         "hardware.nvlink",
@@ -305,4 +306,4 @@ TOPO = Reader(
         "topology",
     ),
 )
-P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=("fact:p2p",))
+P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=("fact:p2p",), gpu_evidence=True)
