@@ -237,17 +237,25 @@ def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
 
     from advisor.kb.knowledge import norm_name
 
+    text = norm_name(lowered)
+    # read the text once, not once per catalogue name: a pasted page must stay linear
+    numbers_in_text = set(re.findall(r"\d+", text))
+    words_in_text = set(re.findall(r"[\w-]+", text))
     for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
         index = kb.names_of(kind)
-        text = norm_name(lowered)
         best: tuple[float, str, str] | None = None
         for name, item_id in index.items():
             if len(name) < 3:  # a two-letter name ("l4") only as a word of its own, never inside "l40s"
-                if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) and best is None:
+                alone = (
+                    name in words_in_text
+                    if re.fullmatch(r"[\w-]+", name)
+                    else re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
+                )
+                if alone and best is None:
                     best = (100.0, name, item_id)
                 continue
             digits = set(re.findall(r"\d+", name))
-            if not digits <= set(re.findall(r"\d+", text)):
+            if not digits <= numbers_in_text:
                 continue
             score = fuzz.partial_ratio(name, text) if len(name) <= len(text) else fuzz.ratio(name, text)
             if score >= 90 and (best is None or (score, len(name)) > (best[0], len(best[1]))):
