@@ -485,6 +485,20 @@ def _ticket(ticket: dict[str, Any], lang: str) -> list[str]:
         out.append(f"- **{say('transcript_answer')}:** {answer}")
     if ticket.get("deployed"):
         out.append(f"- **{say('deployed_layout')}:** {ticket['deployed']}")
+    deploy = ticket.get("deploy") if isinstance(ticket.get("deploy"), dict) else None
+    if deploy:  # what the audit's deploy record says, in the words the ticket block was written in
+        where = label("ticket_on_gpus", lang).format(gpus=deploy["gpus"])
+        if deploy["differs"]:
+            was = label("ticket_on_gpus", lang).format(gpus=deploy["deployed_gpus"])
+            out.append(
+                f"- **{say('ticket_deploy_instead')}:** {deploy['layout']} {where} "
+                f"({say('instead_of')} {deploy['deployed_layout']} {was})"
+            )
+        else:
+            out.append(f"- **{say('ticket_deploy_confirmed')}:** {deploy['layout']} {where}")
+        out += [f"  - {name}: {value}" for name, value in deploy.get("difference") or []]
+        if deploy.get("against"):
+            out.append(f"  - {say('ticket_rules_against')}: " + ", ".join(f"`{r}`" for r in deploy["against"]))
     out.append("")
     if ticket.get("figures"):
         out += ["| | |", "|---|---:|"]
