@@ -127,11 +127,11 @@ def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
 def write_new(path: Path, text: str) -> None:
     """Write `text` to `path` atomically; refuse to replace an existing file."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
     try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.link(tmp, path)
     except FileExistsError:
         raise TranscriptError("refusing to overwrite an existing transcript", where=str(path)) from None
@@ -505,7 +505,7 @@ def _ticket(ticket: dict[str, Any], lang: str) -> list[str]:
         out += [f"| {name} | {value} |" for name, value in ticket["figures"]]
         out.append("")
     for f in ticket.get("findings") or []:
-        out.append(f"- **{f['severity']}** — {f['title']} (`{f['rule']}`)")
+        out.append(f"- **{_label('severity_' + str(f['severity']), lang)}** — {f['title']} (`{f['rule']}`)")
         if f.get("fix"):
             out.append(f"  *{say('fix')}:* {f['fix']}")
         out += [f"  *{say('evidence')}:* `{line}`" for line in f.get("evidence") or []]

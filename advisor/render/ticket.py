@@ -55,7 +55,9 @@ def audit(result: AuditResult, kb: Knowledge) -> dict[str, Any]:
     deployed = result.recommendation
     return {
         "question": ", ".join(Path(i.path).name for i in result.inputs),
-        "answer": ", ".join(f"{n} {severity}" for severity, n in result.summary().items() if n),
+        "answer": ", ".join(
+            f"{n} {label('severity_' + severity, result.lang)}" for severity, n in result.summary().items() if n
+        ),
         "findings": [
             {
                 "rule": f.rule,
