@@ -6,8 +6,12 @@ one Redactor, and a value learned anywhere is replaced everywhere (`document` le
 of a transcript before it replaces any, so a host named in a later turn is hidden in earlier ones too).
 Values are only learned from their context (a flag, a key, a header, a prompt, a log prefix) or their
 own unmistakable shape (a token prefix, an address), so technical words such as formula names, GPU
-names and model repositories are left as they are. Every pattern starts only where its leading
-character class begins a run and uses bounded repetition, so redaction is linear in the text's length.
+names and model repositories are left as they are. Redaction is linear in the text's length by
+construction: every pattern uses bounded repetition and starts only where its leading character class
+begins a run, written with the class first so the regex engine skips to the next possible start; a
+pattern runs only on a text holding one of its needles (a cheap prefilter); each pattern's distinct
+matches are found in C and judged once, so candidates that hide nothing cost no Python per match; the
+values learned so far are found again by one compiled pattern, not word by word.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ class Rule:
     name decides whether the value is a credential (0: none); the lower-case needles one of which a
     text must contain for the pattern to be worth a scan."""
 
-    __slots__ = ("outputs", "pattern", "needles", "key", "block")
+    __slots__ = ("outputs", "pattern", "needles", "key")
 
     def __init__(
         self,
@@ -85,10 +89,8 @@ class Rule:
         pattern: str,
         needles: tuple[str, ...],
         key: int = 0,
-        block: bool = False,
     ) -> None:
         self.outputs, self.pattern, self.needles, self.key = outputs, re.compile(pattern), needles, key
-        self.block = block  # a private-key block: from BEGIN to its END line
 
 
 def _rule(kind: str, pattern: str, needles: str, group: int = 1, key: int = 0) -> Rule:
@@ -200,7 +202,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # an image pull Secret's .dockerconfigjson, a docker config's "auth"
     _rule("secret", r"\.docker(?:configjson|cfg)[\"']?\s{0,8}:\s{0,8}" + _VALUE, ".docker"),
-    Rule((("secret", 0),), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----", ("private key",), block=True),
+    # private-key blocks (BEGIN ... END) are found apart: see Redactor._blocks
     _rule(
         "email",
         "(" + _led("[A-Za-z0-9._%+-]", "[A-Za-z0-9._%+-]") + r"[A-Za-z0-9._%+-]{0,255}@[A-Za-z0-9-]{1,63}"
@@ -364,6 +366,7 @@ KEEP = frozenset(
     }
 )
 PLACEHOLDER = re.compile(r"(?:host|ip|mac|user|email|secret|serial|uuid|gpu-uuid|guid)-\d+")
+_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 _PRIVATE_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----")
 # the placeholder kind of a pattern kind (IPv6 addresses are ip-N like IPv4)
 _KIND = {"ip6": "ip", "ssh-host": "host", "url-host": "host"}
@@ -396,39 +399,35 @@ class Redactor:
                     self.placeholder(kind, first)
         return self.mapping[value]
 
-    def _found(self, text: str) -> Iterator[tuple[int, int, str, str]]:
-        """(start, end, kind, value) of every sensitive value its context or shape gives away."""
-        covered = 0  # a BEGIN inside a block already taken is not another block
+    def _blocks(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each private-key block: from its BEGIN line to its END line, or to the end."""
+        out: list[tuple[int, int]] = []
+        if "private key" not in text.lower():
+            return out
+        for m in _BEGIN.finditer(text):
+            self.steps += 1
+            if out and m.start() < out[-1][1]:
+                continue  # a BEGIN inside a block already taken is not another block
+            end = _PRIVATE_END.search(text, m.end())
+            out.append((m.start(), end.end() if end else len(text)))
+        return out
+
+    def _judged(self, text: str) -> Iterator[tuple[Rule, dict[Any, tuple[tuple[int, int, str, str], ...]]]]:
+        """Each rule whose matches in `text` hide a value, with what each distinct match hides.
+
+        The distinct matches are found in C (`findall`) and judged once each: a text made of candidates
+        that hide nothing, or of one value repeated, costs no Python per match."""
         low = text.lower()
         for rule in RULES:
             if not any(n in low for n in rule.needles):
                 continue  # the cheap prefilter: most texts skip most patterns
             self.steps += 1
-            pattern = rule.pattern
-            if rule.block:  # a private-key block runs to its END line, or to the end of the text
-                for m in pattern.finditer(text):
-                    self.steps += 1
-                    if m.start() < covered:
-                        continue
-                    end = _PRIVATE_END.search(text, m.end())
-                    covered = end.end() if end else len(text)
-                    yield m.start(), covered, "secret", text[m.start() : covered]
-                continue
-            # first the distinct matches, found in C and judged once each: a text made of candidates that
-            # hide nothing (or of one value repeated) costs no Python per match; positions are looked
-            # up only when some match hides a value
-            found = pattern.findall(text)
+            found = rule.pattern.findall(text)
             self.steps += len(found)
-            judged = {f: self._judge(rule, f) for f in set(found)}
-            if not any(judged.values()):
-                continue
-            many = pattern.groups > 1
-            for m in pattern.finditer(text):
-                self.steps += 1
-                parts = judged[m.groups("") if many else (m.group(1) or "")]
-                for group, offset, kind, part in parts:
-                    start = m.start(group) + offset
-                    yield start, start + len(part), kind, part
+            # in the order of first appearance: placeholders are numbered the same on every run
+            judged = {f: self._judge(rule, f) for f in dict.fromkeys(found)}
+            if any(judged.values()):
+                yield rule, judged
 
     def _judge(self, rule: Rule, found: str | tuple[str, ...]) -> tuple[tuple[int, int, str, str], ...]:
         """(group, offset, placeholder kind, text) of the values one match of `rule` hides."""
@@ -465,15 +464,29 @@ class Redactor:
         return tuple(out)
 
     def learn(self, text: str) -> None:
-        """Allocate placeholders for the sensitive values in `text` without changing it."""
-        for _start, _end, kind, value in self._found(text):
-            self.placeholder(kind, value)
+        """Allocate placeholders for the sensitive values in `text` without changing it (no positions
+        needed: only the distinct values of each pattern's matches)."""
+        for start, end in self._blocks(text):
+            self.placeholder("secret", text[start:end])
+        for _rule, judged in self._judged(text):
+            for parts in judged.values():
+                for _group, _offset, kind, part in parts:
+                    self.placeholder(kind, part)
 
     def text(self, text: str) -> str:
         """`text` with every sensitive value replaced; a value learned anywhere is replaced everywhere."""
-        mapping = self.mapping
         # (start, -end, placeholder): sorted as they are, the longest value at a start comes first
-        spans = [(s, -e, mapping.get(v) or self.placeholder(k, v)) for s, e, k, v in self._found(text)]
+        spans = [(s, -e, self.placeholder("secret", text[s:e])) for s, e in self._blocks(text)]
+        for rule, judged in self._judged(text):
+            named = {
+                f: tuple((group, at, self.placeholder(kind, part), len(part)) for group, at, kind, part in parts)
+                for f, parts in judged.items()
+            }
+            many = rule.pattern.groups > 1
+            for m in rule.pattern.finditer(text):
+                for group, offset, name, length in named[m.groups("") if many else (m.group(1) or "")]:
+                    start = m.start(group) + offset
+                    spans.append((start, -start - length, name))
         spans += [(s, -e, name) for s, e, name in self._sibling_spans(text)]
         spans += [(s, -e, name) for s, e, name in self._known_spans(text)]
         if not spans:
@@ -517,9 +530,13 @@ class Redactor:
         if self._index is None:
             self._index = _Index(self.mapping)
         index, out = self._index, []
+        mapping = self.mapping
+        if index.pattern is not None:  # the usual case: a few thousand values at most, one scan in C
+            out = [(m.start(), m.end(), mapping[m.group(0)]) for m in index.pattern.finditer(text)]
+            self.steps += 1 + len(out)
         # the spans inside one word depend on the word alone: a text of repeated words looks each up once
         memo: dict[str, list[tuple[int, int, str]]] = {}
-        for run in _RUN.finditer(text) if index.first else ():  # no word can start a known value: skip the words
+        for run in _RUN.finditer(text) if index.first and index.pattern is None else ():
             self.steps += 1
             word = run.group(0)
             found = memo.get(word)
@@ -577,6 +594,7 @@ class Redactor:
 
 
 _RUN = re.compile(r"[A-Za-z0-9_.:%+/=@~-]+")
+_PATTERN_VALUES = 2000
 _CUT = re.compile(r"[.:%+/=@~]")
 
 
@@ -593,6 +611,14 @@ class _Index:
             else:
                 self.odd.append(value)
         self.first: dict[str, tuple[int, ...]] = {k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()}
+        # the clean values as one pattern, each led by its first character (so the engine skips to where a
+        # value can start) and bounded like a word run's pieces; too many values: the lookups above
+        odd = set(self.odd)
+        clean = sorted((v for v in mapping if v not in odd), key=lambda v: (-len(v), v))
+        self.pattern: re.Pattern[str] | None = None
+        if clean and len(clean) <= _PATTERN_VALUES:
+            branches = (re.escape(v[0]) + f"(?<![A-Za-z0-9_-]{re.escape(v[0])})" + re.escape(v[1:]) for v in clean)
+            self.pattern = re.compile("(?:" + "|".join(branches) + ")(?![A-Za-z0-9_-])")
 
 
 def _strings(data: Any) -> Iterator[str]:
