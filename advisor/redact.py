@@ -24,7 +24,7 @@ from typing import Any
 _SECRET_KEY = (
     r"(?:token|secret|password|passwd|passphrase|pwd|pass|api[_-]?key|apikey|access[_-]?key|secret[_-]?key"
     r"|private[_-]?key[_-]?id|private[_-]?key|client[_-]?secret|account[_-]?key|shared[_-]?access[_-]?key"
-    r"|credentials?|auth)"
+    r"|client[_-]?key[_-]?data|passwort|kennwort|credentials?|auth)"
 )
 # words that make a key a measured quantity, not a credential (allreduce_bytes_per_token, max_token)
 _QUANTITY_WORDS = frozenset(
@@ -203,6 +203,22 @@ RULES: tuple[Rule, ...] = (
     # an image pull Secret's .dockerconfigjson, a docker config's "auth"
     _rule("secret", r"\.docker(?:configjson|cfg)[\"']?\s{0,8}:\s{0,8}" + _VALUE, ".docker"),
     # private-key blocks (BEGIN ... END) are found apart: see Redactor._blocks
+    # ~/.netrc: machine HOST login USER password SECRET
+    Rule(
+        (("host", 1), ("user", 2), ("secret", 3)),
+        r"(?<![\w-])machine\s{1,8}([A-Za-z0-9][\w.-]{0,252})\s{1,8}login\s{1,8}(\S{1,64})\s{1,8}password\s{1,8}(\S{1,256})",
+        ("machine",),
+    ),
+    # an Azure SAS URL's signature
+    _rule("secret", r"[?&]sig=([A-Za-z0-9%+/=]{16,256})", "sig="),
+    # /etc/hosts: an address at the start of a line, then the names it stands for
+    Rule(
+        (("host", 1), ("host", 2)),
+        r"(?m)^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?)"
+        r"[ \t]{1,32}"
+        r"([A-Za-z][\w.-]{0,252})(?:[ \t]{1,32}([A-Za-z][\w.-]{0,252}))?",
+        (".", ":"),
+    ),
     _rule(
         "email",
         "(" + _led("[A-Za-z0-9._%+-]", "[A-Za-z0-9._%+-]") + r"[A-Za-z0-9._%+-]{0,255}@[A-Za-z0-9-]{1,63}"
