@@ -263,10 +263,12 @@ def cmd_transcripts(args: argparse.Namespace) -> int:
     if args.action == "list":
         rows = t.listing(folder, problems) if folder.is_dir() else []
         for r in rows:
+            # complete only with its final files: a disk that filled while they were written leaves a
+            # journal with its end record and nothing else, which `recover` finishes
             state = (
-                "complete"
-                if r["complete"]
-                else ("recovered" if r["final_files"] else "open (run `advisor transcripts recover`)")
+                ("complete" if r["complete"] else "recovered")
+                if r["final_files"]
+                else "open (run `advisor transcripts recover`)"
             )
             print(f"{r['id']}  {r['kind']:<9}  {r['started_at']}  {r['turns']} turns  {r['layout'] or ''}  {state}")
         if not rows and not problems:

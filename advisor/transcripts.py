@@ -127,11 +127,11 @@ def _rewrite(path: Path, records: list[dict[str, Any]]) -> None:
 def write_new(path: Path, text: str) -> None:
     """Write `text` to `path` atomically; refuse to replace an existing file."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
     try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.link(tmp, path)
     except FileExistsError:
         raise TranscriptError("refusing to overwrite an existing transcript", where=str(path)) from None
@@ -485,13 +485,27 @@ def _ticket(ticket: dict[str, Any], lang: str) -> list[str]:
         out.append(f"- **{say('transcript_answer')}:** {answer}")
     if ticket.get("deployed"):
         out.append(f"- **{say('deployed_layout')}:** {ticket['deployed']}")
+    deploy = ticket.get("deploy") if isinstance(ticket.get("deploy"), dict) else None
+    if deploy:  # what the audit's deploy record says, in the words the ticket block was written in
+        where = label("ticket_on_gpus", lang).format(gpus=deploy["gpus"])
+        if deploy["differs"]:
+            was = label("ticket_on_gpus", lang).format(gpus=deploy["deployed_gpus"])
+            out.append(
+                f"- **{say('ticket_deploy_instead')}:** {deploy['layout']} {where} "
+                f"({say('instead_of')} {deploy['deployed_layout']} {was})"
+            )
+        else:
+            out.append(f"- **{say('ticket_deploy_confirmed')}:** {deploy['layout']} {where}")
+        out += [f"  - {name}: {value}" for name, value in deploy.get("difference") or []]
+        if deploy.get("against"):
+            out.append(f"  - {say('ticket_rules_against')}: " + ", ".join(f"`{r}`" for r in deploy["against"]))
     out.append("")
     if ticket.get("figures"):
         out += ["| | |", "|---|---:|"]
         out += [f"| {name} | {value} |" for name, value in ticket["figures"]]
         out.append("")
     for f in ticket.get("findings") or []:
-        out.append(f"- **{f['severity']}** — {f['title']} (`{f['rule']}`)")
+        out.append(f"- **{_label('severity_' + str(f['severity']), lang)}** — {f['title']} (`{f['rule']}`)")
         if f.get("fix"):
             out.append(f"  *{say('fix')}:* {f['fix']}")
         out += [f"  *{say('evidence')}:* `{line}`" for line in f.get("evidence") or []]

@@ -232,3 +232,44 @@ def test_same_layout_on_worse_pairs_is_moved_and_a_recorded_audit_replays_unchan
     assert recorded["result"]["replay"]["deployment"]["topology"]["paths"]["0-2"] == "NV4"
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
     assert code == 0 and out.startswith("no change")
+
+
+def _ticket_md(cli, tmp_path, folder, *args: str) -> tuple[str, dict]:
+    """The Markdown transcript and its ticket block of `advisor audit --record`."""
+    out_dir = tmp_path / ("t" + "".join(args))
+    code, _, err = cli("audit", str(folder), "--record", "--transcripts", str(out_dir), *args)
+    assert "transcript recorded" in err
+    doc = json.loads(next(out_dir.glob("*.json")).read_text())
+    return next(out_dir.glob("*.md")).read_text(), doc["result"]["ticket"]
+
+
+def test_the_ticket_names_what_the_advisor_would_deploy_instead_in_english_and_german(cli, tmp_path):
+    """The engineer who gets the customer's audit transcript sees, at the top, the layout to deploy instead,
+    on which GPU ids, and what it changes, as the audit's deploy record says it."""
+    folder = host(tmp_path, RTX3090_PAIRS, qwen_on_3090s("{tp: 4}"))
+    record = as_json(cli, folder)["deploy"]
+    new, old = record["recommended"]["figures"], record["deployed"]["figures"]
+    md, ticket = _ticket_md(cli, tmp_path, folder)
+    assert ticket["deploy"]["layout"] == record["recommended"]["label"] == "2 × TP 2"
+    assert ticket["deploy"]["gpus"] == record["recommended"]["gpus"] == "0,2 | 1,3"
+    assert "- **Would deploy instead:** 2 × TP 2 on GPUs 0,2 | 1,3 (instead of TP 4 on GPUs 0-3)" in md
+    change = (new["ttft_ms"] - old["ttft_ms"]) / old["ttft_ms"] * 100
+    assert (
+        f"  - Time to first token: {shown(new['ttft_ms'])} ms against {shown(old['ttft_ms'])} ms ({change:+.0f} %)"
+        in md
+    )
+    assert f"{shown(new['one_user_tokens_per_s'])} tokens/s against {shown(old['one_user_tokens_per_s'])}" in md
+    assert "rules against the deployed layout: `tp-within-nvlink-domain`" in md
+    md_de, _ = _ticket_md(cli, tmp_path, folder, "--lang", "de")
+    assert "- **Würde stattdessen einsetzen:** 2 × TP 2 auf den GPUs 0,2 | 1,3 (statt TP 4 auf den GPUs 0-3)" in md_de
+    assert "Zeit bis zum ersten Token:" in md_de and " ms gegenüber " in md_de and "Token/s gegenüber" in md_de
+
+
+def test_the_ticket_confirms_a_deployment_that_is_the_recommendation(cli, tmp_path):
+    folder = host(tmp_path, RTX3090_PAIRS, qwen_on_3090s("{tp: 2, dp: 2, gpus: [0, 2, 1, 3]}"))
+    md, ticket = _ticket_md(cli, tmp_path, folder)
+    assert ticket["deploy"]["differs"] is False
+    assert "- **Would deploy the same:** 2 × TP 2 on GPUs 0,2 | 1,3" in md and "Would deploy instead" not in md
+    assert " against " not in "\n".join(line for line in md.splitlines() if line.startswith("  - "))
+    md_de, _ = _ticket_md(cli, tmp_path, folder, "--lang", "de")
+    assert "- **Würde dasselbe einsetzen:** 2 × TP 2 auf den GPUs 0,2 | 1,3" in md_de

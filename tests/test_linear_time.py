@@ -83,12 +83,26 @@ def test_an_8_mib_adversarial_file_is_read_within_seconds(tmp_path, name, unit, 
     assert (kind in inputs[0].kinds) if kind else not inputs[0].kinds
 
 
-@pytest.mark.parametrize("unit", ["token=", "http://u:p@", "host: ", "docker login ", "x@y.z "])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "token=",
+        "http://u:p@",
+        "http://a:b@http://c:d@",  # URLs nested in URLs
+        "host: ",
+        "docker login ",
+        "x@y.z ",
+        "node gpu-a1 host n-1.b ",  # node names in prose
+        "node-a12:1:2 [0] NCCL INFO x ",
+    ],
+)
 def test_8_mib_of_bait_for_the_redactor_takes_seconds(unit):
-    """8 MiB made of values to replace (the evidence read cap), the worst case for the redactor: 2-16 s
-    on the shared 2-core machine (docs/reliability.md). The bound is generous for a machine loaded by
-    other test runs; a super-linear pattern would take many minutes."""
+    """8 MiB made of values to replace (the evidence read cap) on one line, the worst case for the
+    redactor. Measured as CPU time of this process on the shared 2-core machine at load 6-7 (issue 17):
+    at most 10.2 s before the patterns were led by their first character and judged per distinct match,
+    at most 7.4 s after (docs in advisor/redact.py). CPU time, not wall time, so other test runs on the
+    machine do not count; the bound leaves a margin of about 2.5 for a slower or busier core."""
     text = unit * (8 * MIB // len(unit))
-    start = time.monotonic()
+    start = time.process_time()
     Redactor().text(text)
-    assert time.monotonic() - start < 12 * SECONDS
+    assert time.process_time() - start < 4 * SECONDS

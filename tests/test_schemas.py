@@ -185,6 +185,7 @@ def test_recorded_transcripts_validate(cli, tmp_path):
     cli("audit", str(folder), "--record", "--transcripts", str(tmp_path / "a"))
     doc = valid(json.loads(next((tmp_path / "a").glob("*.json")).read_text()))
     assert doc["kind"] == "audit" and any(f["suppressed"] for f in doc["result"]["findings"])
+    assert doc["result"]["ticket"]["deploy"]["layout"]  # the ticket's "deploy instead" validates too
 
 
 def test_the_golden_transcripts_validate_with_their_ticket_blocks():

@@ -341,3 +341,40 @@ def test_diff_of_a_consultation_in_two_languages_names_only_the_language(cli):
 def test_diff_needs_two_transcripts(cli):
     code, _, err = cli("transcripts", "diff", "transcripts/recommend-seed-60-users-en.json")
     assert code == 2 and "needs two transcripts" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("fails", ["fsync", "link"])
+def test_a_full_disk_at_the_end_leaves_no_partial_file_that_the_list_calls_complete(cli, tmp_path, monkeypatch, fails):
+    """The disk fills while the session closes and the final files cannot be written: no partial or
+    temporary file stays behind, `transcripts list` does not call the session complete, and
+    `transcripts recover` finishes it once there is room."""
+    import errno
+
+    messages: list[str] = []
+    rec = t.Recorder.start("chat", Engine.load(), tmp_path, on_error=messages.append)
+    rec.turn("Llama 70B on two RTX PRO 6000", "How many users?")
+
+    def full(*_args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, fails, full)
+        assert rec.close() is None
+    assert messages and "No space left on device" in messages[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [rec.path.name]  # the journal only
+    code, out, _ = cli("transcripts", "list", "--transcripts", str(tmp_path))
+    assert code == 0 and "open (run `advisor transcripts recover`)" in out and "complete" not in out
+    code, out, _ = cli("transcripts", "recover", "--transcripts", str(tmp_path))
+    assert code == 0 and "recovered 1 transcript(s)" in out
+    code, out, _ = cli("transcripts", "list", "--transcripts", str(tmp_path))
+    assert out.rstrip().endswith(("complete", "recovered"))
+
+
+def test_a_german_audit_transcript_has_no_english_frame():
+    """The golden German audit as a ticket shows it: the frame above the conversation (summary, answer,
+    severities, fix and evidence labels) is German; only rule ids, file names and evidence lines stay."""
+    text = (ROOT / "transcripts" / "audit-esc8000a-pcie-link-de.md").read_text()
+    frame = text.split("## Gesprächsverlauf")[0]
+    assert "## Zusammenfassung" in frame and "**Antwort:** 1 Warnung" in frame and "- **Warnung** —" in frame
+    for english in ("Summary", "Question", "Answer", "warning", "fix:", "evidence:", "kind:", "redacted", "rule base"):
+        assert english not in frame, english

@@ -4,7 +4,10 @@ Guarantees: every value is a plain string (or a list or mapping of them) already
 result's language, so a transcript shows it as it was said without the knowledge base; a
 recommendation gives the question, the answer, the key figures with their units, the launch
 commands, the alternatives with why not, the assumptions with the answer otherwise and the open
-questions; an audit gives the findings with their evidence lines and the layout it found deployed.
+questions; an audit gives the findings with their evidence lines, the layout it found deployed and,
+from the audit's own `deploy` record (advisor/audit_deploy.py, never recomputed here), the layout the
+advisor would deploy instead on the host's GPU ids with the estimated difference, or that the deployed
+one is what it would deploy.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from advisor.core.records import AuditResult, Recommendation
+from advisor.core.records import AuditResult, DeployAdvice, Recommendation
+from advisor.i18n import format_number, label, localize_digits
 from advisor.kb.knowledge import Knowledge
 from advisor.render.common import Footnotes, assumption_line, branch_text, figure_rows, headline, scenario_line
 
@@ -51,7 +55,9 @@ def audit(result: AuditResult, kb: Knowledge) -> dict[str, Any]:
     deployed = result.recommendation
     return {
         "question": ", ".join(Path(i.path).name for i in result.inputs),
-        "answer": ", ".join(f"{n} {severity}" for severity, n in result.summary().items() if n),
+        "answer": ", ".join(
+            f"{n} {label('severity_' + severity, result.lang)}" for severity, n in result.summary().items() if n
+        ),
         "findings": [
             {
                 "rule": f.rule,
@@ -66,4 +72,39 @@ def audit(result: AuditResult, kb: Knowledge) -> dict[str, Any]:
             for f in result.findings
         ],
         "deployed": deployed.layout.label() if deployed is not None and deployed.layout else "",
+        **({"deploy": deploy(result.deploy, result.lang)} if result.deploy is not None else {}),
     }
+
+
+_FIGURE_UNITS = {"one_user_tokens_per_s": "tokens/s", "throughput_tokens_per_s": "tokens/s", "ttft_ms": "ms"}
+
+
+def deploy(advice: DeployAdvice, lang: str) -> dict[str, Any]:
+    """What the advisor would deploy on the audited host (layout, GPU ids, each estimate against the
+    deployed one's with the change in per cent), or the deployed layout confirmed with its figures."""
+    new, old = advice.recommended, advice.deployed
+    difference = []
+    for name, unit in _FIGURE_UNITS.items():
+        mine, theirs = new.figures.get(name), old.figures.get(name)
+        if mine is None:
+            continue
+        named = label("unit_" + unit, lang) if unit != "ms" else unit
+        shown = f"{_shown(mine, lang)} {named}"
+        if advice.differs and theirs:
+            change = localize_digits(f"{(mine - theirs) / theirs * 100:+.0f} %", lang)
+            shown += f" {label('against', lang)} {_shown(theirs, lang)} {named} ({change})"
+        difference.append([label(name, lang), shown])
+    return {
+        "differs": advice.differs,
+        "layout": new.layout.label(),
+        "gpus": new.groups.text(),
+        "deployed_layout": old.layout.label(),
+        "deployed_gpus": old.groups.text(),
+        "difference": difference,
+        "against": list(advice.against),
+    }
+
+
+def _shown(value: float, lang: str) -> str:
+    """An estimate as the audit's findings print it: three significant digits."""
+    return format_number(float(f"{value:.3g}"), lang)
