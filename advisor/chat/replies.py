@@ -24,6 +24,7 @@ from advisor.render.common import (
     headline,
     kind_label,
     lead_finding,
+    severity_text,
 )
 
 KEY_FIGURES = (
@@ -256,7 +257,7 @@ def why_recommendation(rec: Recommendation, notes: Footnotes) -> str:
     out = [f"**{t('why_rec_head', lang, layout=title)}**", ""]
     for f in rec.findings:
         out.append(
-            f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+            f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`): {f.explanation} "
             f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
         )
     if rec.alternatives:
@@ -316,7 +317,7 @@ def why_not_text(layout: Layout, current: Recommendation, trial: Recommendation,
         out += [f"{t('why_not_rules', lang)}:", ""]
         for f in against:
             out.append(
-                f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+                f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`): {f.explanation} "
                 f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
             )
         out.append("")
@@ -415,7 +416,7 @@ def audit_text(result: Any, path: str, lang: str) -> str:
     out += [f"{t('audit_summary', lang)}: {counts}", ""]
     for f in findings:
         mark = f" ({t('suppressed', lang)})" if f.suppressed else ""
-        out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`){mark}: {f.explanation}")
+        out.append(f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`){mark}: {f.explanation}")
         if f.fix:
             out.append(f"  *{label('fix', lang)}:* {f.fix}")
     return "\n".join(out)
@@ -439,7 +440,10 @@ def rules_text(rules: Any, lang: str) -> str:
     """Every rule: id, severity, title."""
     items = sorted(rules.values(), key=lambda r: r.id)
     out = [f"**{t('rules_head', lang, n=len(items))}**", "", f"| id | {label('severity', lang)} | |", "|---|---|---|"]
-    out += [f"| `{r.id}` | {r.severity} | {cell(outline(r.title.get(lang), braces=False))} |" for r in items]
+    out += [
+        f"| `{r.id}` | {severity_text(r.severity, lang)} | {cell(outline(r.title.get(lang), braces=False))} |"
+        for r in items
+    ]
     return "\n".join(out)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Sizing
-from advisor.i18n import format_number, label
+from advisor.i18n import fill, format_number, label, number
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
@@ -185,8 +185,8 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     users = result.input["workload"].get("concurrent_conversations")
     out = [
         f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
-        f"{format_number(result.input['workload']['context_tokens'], lang)} tokens"
-        + (f" · {users} {label('conversations', lang)}" if users else "")
+        f"{number(result.input['workload']['context_tokens'], 'tokens', lang)}"
+        + (f" · {fill(label('conversations_count', lang), {'n': users}, lang)}" if users else "")
         + (
             f" · {models} {label('models_each', lang)}"
             if (models := result.facts.get("independent_models") or 1) > 1
