@@ -134,3 +134,15 @@ def test_a_full_german_consultation_has_no_english_word(engine, tmp_path):
     typed = "\n".join([*lines, *["weiß ich nicht"] * 10, "warum", "wie"]) + "\n"
     plain_run(engine, "de", transcripts=tmp_path, stdin=io.StringIO(typed), stdout=out)
     assert "Angenommen, und könnte die Antwort noch ändern" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "capture",
+    ["topo_01_2xA100_della_2socket_SYS_mlx5_cols.txt", "smi_03_v100sxm2_azure_nvlink_status_two_links_inactive.txt"],
+)
+@pytest.mark.parametrize("fmt", ["text", "md"])
+def test_the_audit_of_a_real_capture_speaks_german(capsys, names, capture, fmt):
+    main(["audit", str(DATA / "audit" / capture), "--lang", "de", "--format", fmt, "--fail-on", "never"])
+    text = capsys.readouterr().out
+    assert text.strip()
+    assert english_words(text, names) == []

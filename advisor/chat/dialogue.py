@@ -613,7 +613,9 @@ class ChatSession:
                 value, origin = assumed[fact], t("origin_assumed", lang)
             else:
                 continue
-            rows.append(FactRow(path, fact, fact_label(fact, lang), value, format_value(value, lang), origin))
+            rows.append(
+                FactRow(path, fact, fact_label(fact, lang), value, replies.value_text(fact, value, lang), origin)
+            )
         return rows
 
     def suggestions(self) -> tuple[str, ...]:
