@@ -20,6 +20,7 @@ from advisor.inputs.evidence.registry import parse_files
 from advisor.kb import knowledge
 from advisor.kb.paths import knowledge_dir
 from advisor.kb.signatures import problem
+from advisor.render.common import severity_text
 from advisor.yamlio import load_file
 from tests.evidence_data import AUDIT_DATA
 
@@ -290,7 +291,7 @@ def test_the_german_audit_names_the_same_failure_in_german(cli, name):
     failure, severity, _fix, fix_de, seen = WRITTEN_FROM[name]
     _code, out = audit(cli, name, "de", "text")
     line = next(x for x in out.splitlines() if f"(failure-{failure})" in x)
-    assert line.lstrip().startswith(f"[{severity}]")
+    assert line.lstrip().startswith(f"[{severity_text(severity, 'de')}]")  # [Fehler], [Warnung]: the tag in German
     assert "Abhilfe:" in out and fix_de in out.replace("\n      ", " ")
     assert f"Beleg: {AUDIT_DATA / name}:" in out or f"Beleg: {name}:" in out.replace(str(AUDIT_DATA) + "/", "")
     assert seen in out

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.chat.strings import t
-from advisor.core.assumptions import answer_key, trials
+from advisor.core.assumptions import answer_key, branch, trials
 from advisor.core.engine import Engine
 from advisor.core.layouts import Layout
-from advisor.core.records import FigureTrace, Finding, Recommendation
+from advisor.core.records import Branch, FigureTrace, Finding, Recommendation
 from advisor.errors import AdvisorError
 from advisor.i18n import number
 from advisor.inputs.fields import field_table
@@ -313,6 +313,37 @@ class Consultation:
                 node = node.get(part) if isinstance(node, dict) else None
             if node is not None:
                 out[fact] = node
+        return out
+
+    def still_open(self) -> list[tuple[str, Any, tuple[Branch, ...]]]:
+        """The assumed values that could still change the answer, each with the answers otherwise:
+        (fact, value assumed, branches). First the recommendation's own assumption records (those
+        `recommend --format json` lists as `assumptions`), then each fact the user skipped that those
+        do not try (precision: its default is the model's own), tried with the values its question
+        offers; empty when no assumed value could change the answer."""
+        if self.rec is None:
+            return []
+        rec = self.rec
+        out = [(a.fact, a.value, a.otherwise) for a in rec.assumptions]
+        listed = {a.fact for a in rec.assumptions}
+        assumed = self.assumed()
+        units = self.engine.figure_units
+        for fact in ASK_ORDER:
+            if fact not in self.skipped or fact in listed or fact in REQUIRED or fact not in assumed:
+                continue
+            values = PROBES.get(fact) or tuple(self.engine.kb.facts[fact].choices)
+            branches = []
+            for value in values:
+                if value == assumed[fact]:
+                    continue
+                try:
+                    other = self.evaluate({**self.fields, PATHS[fact]: value})
+                except AdvisorError:
+                    continue
+                if outcome(other) != outcome(rec):
+                    branches.append(branch(value, rec, other, units))
+            if branches:
+                out.append((fact, assumed[fact], tuple(branches)))
         return out
 
     # --- explaining ---------------------------------------------------------------------------

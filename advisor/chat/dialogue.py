@@ -301,7 +301,7 @@ class ChatSession:
             if changed or not self.settled_announced:
                 parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
             parts.append(t("settled", lang))
-            parts.append(replies.assumed_text(c.assumed(), lang))
+            parts.append(replies.still_open_text(c.still_open(), lang))
             self.settled_announced = True
         elif not c.ready():
             parts.append(t("no_rec", lang))
@@ -613,7 +613,9 @@ class ChatSession:
                 value, origin = assumed[fact], t("origin_assumed", lang)
             else:
                 continue
-            rows.append(FactRow(path, fact, fact_label(fact, lang), value, format_value(value, lang), origin))
+            rows.append(
+                FactRow(path, fact, fact_label(fact, lang), value, replies.value_text(fact, value, lang), origin)
+            )
         return rows
 
     def suggestions(self) -> tuple[str, ...]:

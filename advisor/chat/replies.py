@@ -12,7 +12,7 @@ from typing import Any
 from advisor.chat.consult import FACT_OF_PATH, RESULT_FIGURES, Question
 from advisor.chat.strings import choice_label, fact_label, format_value, t
 from advisor.core.layouts import Layout
-from advisor.core.records import FigureTrace, Finding, Recommendation
+from advisor.core.records import Branch, FigureTrace, Finding, Recommendation
 from advisor.i18n import label, number, outline
 from advisor.kb.knowledge import Citation, Knowledge
 from advisor.render.common import (
@@ -24,6 +24,7 @@ from advisor.render.common import (
     headline,
     kind_label,
     lead_finding,
+    severity_text,
 )
 
 KEY_FIGURES = (
@@ -181,10 +182,37 @@ def value_text(fact: str, value: Any, lang: str) -> str:
     return choice_label(fact, value, lang) if isinstance(value, str) else format_value(value, lang)
 
 
-def assumed_text(assumed: dict[str, Any], lang: str) -> str:
-    """What was assumed by default, one line."""
-    items = [f"{fact_label(k, lang)} {value_text(k, v, lang)}" for k, v in assumed.items()]
-    return f"**{t('assumed', lang)}:** " + ("; ".join(items) if items else t("nothing_assumed", lang))
+def still_open_text(items: list[tuple[str, Any, tuple[Branch, ...]]], lang: str) -> str:
+    """Once settled: each assumed value that could still change the answer and how, in words; or that
+    none could."""
+    if not items:
+        return t("settled_none", lang)
+    out = [f"**{t('settled_open', lang)}:**"]
+    for fact, value, branches in items:
+        name = fact_label(fact, lang)
+        others = "; ".join(
+            t("otherwise_item", lang, value=value_text(fact, b.value, lang), answer=branch_answer(b, lang))
+            for b in branches
+        )
+        out.append(f"- {t('assumed_item', lang, fact=name, value=value_text(fact, value, lang))}; {others}")
+    return "\n".join(out)
+
+
+def branch_answer(b: Branch, lang: str) -> str:
+    """The answer under another value: its layout (or that none fits) and the key figure beside the
+    assumed one; where no figure differs, the findings that come or go (rule ids as code)."""
+    text = f"**{b.layout.label() if b.layout else label('no_layout_short', lang)}**"
+    extra = []
+    if b.figure and b.figure_value is not None and b.assumed_value is not None:
+        extra.append(
+            f"{figure_label(b.figure, lang)} {number(b.figure_value, b.unit, lang)} "
+            f"{label('instead_of', lang)} {number(b.assumed_value, b.unit, lang)}"
+        )
+    if not extra and b.gained:  # the same figures: the findings that come are the difference
+        extra.append(f"{label('adds', lang)} " + ", ".join(f"`{r}`" for r in b.gained))
+    if not extra and b.lost:
+        extra.append(f"{label('drops', lang)} " + ", ".join(f"`{r}`" for r in b.lost))
+    return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
 def fields_text(fields: dict[str, Any], lang: str, bold: bool = True) -> str:
@@ -229,7 +257,7 @@ def why_recommendation(rec: Recommendation, notes: Footnotes) -> str:
     out = [f"**{t('why_rec_head', lang, layout=title)}**", ""]
     for f in rec.findings:
         out.append(
-            f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+            f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`): {f.explanation} "
             f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
         )
     if rec.alternatives:
@@ -289,7 +317,7 @@ def why_not_text(layout: Layout, current: Recommendation, trial: Recommendation,
         out += [f"{t('why_not_rules', lang)}:", ""]
         for f in against:
             out.append(
-                f"- *{f.severity}* **{f.title}** (`{f.rule}`): {f.explanation} "
+                f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`): {f.explanation} "
                 f"{''.join(notes.ref(c) for c in f.sources)}".rstrip()
             )
         out.append("")
@@ -388,7 +416,7 @@ def audit_text(result: Any, path: str, lang: str) -> str:
     out += [f"{t('audit_summary', lang)}: {counts}", ""]
     for f in findings:
         mark = f" ({t('suppressed', lang)})" if f.suppressed else ""
-        out.append(f"- *{f.severity}* **{f.title}** (`{f.rule}`){mark}: {f.explanation}")
+        out.append(f"- *{severity_text(f.severity, lang)}* **{f.title}** (`{f.rule}`){mark}: {f.explanation}")
         if f.fix:
             out.append(f"  *{label('fix', lang)}:* {f.fix}")
     return "\n".join(out)
@@ -412,7 +440,10 @@ def rules_text(rules: Any, lang: str) -> str:
     """Every rule: id, severity, title."""
     items = sorted(rules.values(), key=lambda r: r.id)
     out = [f"**{t('rules_head', lang, n=len(items))}**", "", f"| id | {label('severity', lang)} | |", "|---|---|---|"]
-    out += [f"| `{r.id}` | {r.severity} | {cell(outline(r.title.get(lang), braces=False))} |" for r in items]
+    out += [
+        f"| `{r.id}` | {severity_text(r.severity, lang)} | {cell(outline(r.title.get(lang), braces=False))} |"
+        for r in items
+    ]
     return "\n".join(out)
 
 

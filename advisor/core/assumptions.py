@@ -145,13 +145,15 @@ def find_assumptions(
             except AdvisorError:
                 continue
             if answer_key(other) != base:
-                branches.append(_branch(other_value, rec, other, units))
+                branches.append(branch(other_value, rec, other, units))
         if branches:
             found.append(_assumption(kb, s, fact, s.get(path), rec.input_states[fact], branches, readers))
     return found
 
 
-def _branch(value: Any, base: Recommendation, other: Recommendation, units: Mapping[str, str | None]) -> Branch:
+def branch(value: Any, base: Recommendation, other: Recommendation, units: Mapping[str, str | None]) -> Branch:
+    """The answer `other` (under `value`) beside `base`: its layout, the first key figure that differs,
+    the findings that come or go."""
     figure = next(
         (
             k

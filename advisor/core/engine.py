@@ -312,6 +312,11 @@ class Engine:
             )
         return chosen_assumption(self.kb, "sharding", chosen.layout.sharding, branches)
 
+    @property
+    def figure_units(self) -> dict[str, str | None]:
+        """Each contract figure's unit, by figure name."""
+        return self._readers_and_units[1]
+
     @cached_property
     def _readers_and_units(self) -> tuple[dict[str, frozenset[str]], dict[str, str | None]]:
         """Each formula's inputs by id, and each contract figure's unit."""

@@ -203,12 +203,17 @@ def scenario_line(rec: Recommendation) -> str:
     )
 
 
+def severity_text(severity: str, lang: str) -> str:
+    """A severity in the words of `lang` ('warning', 'Warnung')."""
+    return label(f"severity_{severity}", lang)
+
+
 def state(f: Finding, lang: str) -> str:
     """A finding's severity, and for an accepted one who accepted it, until when and why."""
     if not f.suppressed:
-        return f.severity
+        return severity_text(f.severity, lang)
     until = f" {label('until', lang)} {f.suppressed['expires']}" if f.suppressed.get("expires") else ""
-    return f"{f.severity}, {label('accepted', lang)}{until}: {f.suppressed['reason']}"
+    return f"{severity_text(f.severity, lang)}, {label('accepted', lang)}{until}: {f.suppressed['reason']}"
 
 
 def cite_dict(c: Citation | None) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ import textwrap
 from advisor.i18n import format_number, label, outline
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
-from advisor.render.common import citation_text
+from advisor.render.common import citation_text, severity_text
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -23,11 +23,18 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 def list_rules(rules: RuleBase, lang: str, topic: str | None = None) -> str:
     """One line per rule: id, severity, scope/effect, topics, title."""
     rows = [
-        [r.id, r.severity, r.effect if r.effect != "none" else r.scope, ",".join(r.topics), outline(r.title.get(lang))]
+        [
+            r.id,
+            severity_text(r.severity, lang),
+            label(f"effect_{r.effect}", lang) if r.effect != "none" else label(f"scope_{r.scope}", lang),
+            ",".join(r.topics),
+            outline(r.title.get(lang)),
+        ]
         for r in sorted(rules.rules.values(), key=lambda r: r.id)
         if topic is None or topic in r.topics
     ]
-    return _table(rows, ["id", "severity", "acts on", "topics", "title"])
+    heads = ("id", "severity", "acts_on", "topics", "title")
+    return _table(rows, [label(f"rules_head_{h}", lang) for h in heads])
 
 
 def explain_rule(rules: RuleBase, kb: Knowledge, rule_id: str, lang: str) -> str:
@@ -37,8 +44,9 @@ def explain_rule(rules: RuleBase, kb: Knowledge, rule_id: str, lang: str) -> str
     out = [
         f"{r.id}: {outline(r.title.get(lang))}",
         "",
-        f"{label('severity', lang)}: {r.severity}    {label('topics', lang)}: {', '.join(r.topics)}    "
-        f"{label('effect', lang)}: {r.effect} ({r.scope})",
+        f"{label('severity', lang)}: {severity_text(r.severity, lang)}    "
+        f"{label('topics', lang)}: {', '.join(r.topics)}    "
+        f"{label('effect', lang)}: {label(f'effect_{r.effect}', lang)} ({label(f'scope_{r.scope}', lang)})",
         "",
         f"## {label('what', lang)}",
         wrap(r.what.get(lang)),

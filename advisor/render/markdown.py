@@ -26,6 +26,7 @@ from advisor.render.common import (
     pick,
     scenario_line,
     serves_word,
+    severity_text,
     size_status,
     smallest_label,
     state,
@@ -168,7 +169,8 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
         f"# {label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'}",
         "",
         f"{label('model_head', lang)}: **{facts.get('model') or '?'}** · "
-        f"{label('engine', lang)}: {facts.get('engine') or '?'} · " + ", ".join(f"**{n}** {k}" for k, n in s.items()),
+        f"{label('engine', lang)}: {facts.get('engine') or '?'} · "
+        + ", ".join(f"**{n}** {severity_text(k, lang)}" for k, n in s.items()),
         "",
     ]
     out += [*(f"> ⚠ {p}" for p in result.problems), *([""] if result.problems else [])]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.records import AuditResult, Finding, FleetItem, Recommendation, Sizing
-from advisor.i18n import format_number, label
+from advisor.i18n import fill, format_number, label, number
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import RuleBase
 from advisor.render.common import (
@@ -27,6 +27,7 @@ from advisor.render.common import (
     pick,
     scenario_line,
     serves_word,
+    severity_text,
     size_status,
     smallest_label,
     state,
@@ -135,7 +136,7 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
     out = [
         f"{label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · "
         f"{label('model', lang)} {facts.get('model') or '?'} · "
-        f"{', '.join(f'{n} {k}' for k, n in s.items())}",
+        f"{', '.join(f'{n} {severity_text(k, lang)}' for k, n in s.items())}",
         "",
     ]
     if result.problems:
@@ -185,8 +186,8 @@ def sizing(result: Sizing, kb: Knowledge) -> str:
     users = result.input["workload"].get("concurrent_conversations")
     out = [
         f"{label('size_title', lang)}: {result.input['model']} · {result.input['precision'].upper()} · "
-        f"{format_number(result.input['workload']['context_tokens'], lang)} tokens"
-        + (f" · {users} {label('conversations', lang)}" if users else "")
+        f"{number(result.input['workload']['context_tokens'], 'tokens', lang)}"
+        + (f" · {fill(label('conversations_count', lang), {'n': users}, lang)}" if users else "")
         + (
             f" · {models} {label('models_each', lang)}"
             if (models := result.facts.get("independent_models") or 1) > 1

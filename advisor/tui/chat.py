@@ -35,6 +35,11 @@ if TYPE_CHECKING:
     from advisor.core.engine import Engine
     from advisor.kb.knowledge import Citation
 
+# Columns below which the side panel (56 wide) gives way: the conversation keeps 60 or more columns,
+# enough for the recommendation's figure table.
+NARROW = 120
+# The footer keys shown only on a wide screen; on a narrow one they stay on their keys.
+WIDE_ONLY = ("report", "toggle_lang", "save", "new")
 ECHO_AFTER = 0.1  # seconds a typed line waits for its answer before it is shown on its own
 KEY_LABELS = {
     "help": "key_help",
@@ -59,7 +64,10 @@ class _Typed:
 
 
 class ChatScreen(Screen[None]):
-    """The consultation."""
+    """The consultation. Below NARROW columns the side panel gives way to the conversation (class
+    `-narrow`); F2, F4 and F5 then show it in the conversation's place until Escape."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
 
     BINDINGS = [
         Binding("f1", "help", "Help"),
@@ -71,8 +79,9 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+n", "new", "New"),
         Binding("escape", "focus_input", "Type", show=False),
-        # Quitting takes ctrl+q, ctrl+c, /quit or "quit" typed alone: a letter key would end a
-        # consultation whose next message merely starts with it ("qwen3 235b ...").
+        # Quitting takes ctrl+q (which asks first while a consultation is open), ctrl+c, /quit or
+        # "quit" typed alone: a letter key would end a consultation whose next message merely starts
+        # with it ("qwen3 235b ..."), even from an empty input, where every message starts.
         Binding("ctrl+q", "quit_session", "Quit"),
     ]
 
@@ -90,6 +99,7 @@ class ChatScreen(Screen[None]):
         self._lock = threading.Lock()
         self._working = False
         self.prompt_text = ""
+        self._narrow: bool | None = None
 
     # --- layout ------------------------------------------------------------------------------------
 
@@ -284,13 +294,39 @@ class ChatScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         for pane, key in (("advice", "tab_advice"), ("gpus", "tab_gpus"), ("sources", "tab_sources")):
             tabs.get_tab(pane).label = t(key, lang)
-        for key, bindings in self._bindings.key_to_bindings.items():
-            self._bindings.key_to_bindings[key] = [
-                replace(b, description=t(KEY_LABELS[b.action], lang)) if b.action in KEY_LABELS else b for b in bindings
-            ]
-        self.refresh_bindings()
+        self._footer_keys()
         if self.last is not None:
             self._prompt(self.last)
+
+    def _footer_keys(self) -> None:
+        """The footer's keys in the current language; below NARROW columns only those a call needs
+        (the others stay on their keys, in the palette and in the help), so the footer fits."""
+        lang, narrow = self.lang, self.size.width < NARROW
+        for key, bindings in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                replace(
+                    b,
+                    description=t(KEY_LABELS[b.action], lang),
+                    show=b.show if b.action not in WIDE_ONLY else not narrow,
+                )
+                if b.action in KEY_LABELS
+                else b
+                for b in bindings
+            ]
+        app_bindings = self.app._bindings.key_to_bindings
+        for key, bindings in app_bindings.items():
+            app_bindings[key] = [
+                replace(b, description=t("key_palette", lang)) if b.action == "command_palette" else b for b in bindings
+            ]
+        self.query_one(Footer).compact = narrow
+        self.refresh_bindings()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Crossing NARROW: the footer shows fewer keys or all of them again."""
+        narrow = event.size.width < NARROW
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self._footer_keys()
 
     # --- side panel --------------------------------------------------------------------------------
 
@@ -333,8 +369,13 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(HelpScreen(self.lang))
 
+    def _show_side(self) -> None:
+        """On a narrow screen the side panel takes the conversation's place (Escape gives it back)."""
+        self.add_class("-side-open")
+
     def action_facts(self) -> None:
         """Move to the facts panel."""
+        self._show_side()
         self.query_one(FactsTable).focus()
 
     def action_report(self) -> None:
@@ -343,10 +384,12 @@ class ChatScreen(Screen[None]):
 
     def action_gpus(self) -> None:
         """Show the GPU drawing."""
+        self._show_side()
         self.query_one(TabbedContent).active = "gpus"
 
     def action_sources(self) -> None:
         """Show the sources and move to them."""
+        self._show_side()
         self.query_one(TabbedContent).active = "sources"
         self.query_one(SourcesList).focus()
 
@@ -363,12 +406,22 @@ class ChatScreen(Screen[None]):
         self.submit("/new")
 
     def action_focus_input(self) -> None:
-        """Back to the input."""
+        """Back to the input (and, on a narrow screen, to the conversation)."""
+        self.remove_class("-side-open")
         self.query_one(ChatInput).focus()
 
-    async def action_quit_session(self) -> None:
-        """Quit (the transcript is saved first)."""
-        await self.app.action_quit()
+    def action_quit_session(self) -> None:
+        """Quit (the transcript is saved first); with a consultation open, ask first."""
+        if self.session is None or not self.session.c.fields:
+            self.app.call_later(self.app.action_quit)
+            return
+        from advisor.tui.confirm import QuitScreen
+
+        def answered(quit: bool | None) -> None:
+            if quit:
+                self.app.call_later(self.app.action_quit)
+
+        self.app.push_screen(QuitScreen(self.lang), answered)
 
     def close_session(self) -> str:
         """Close the transcript; the message saying where it is."""

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from advisor.chat.strings import t
+from advisor.i18n import localize_digits
 
 if TYPE_CHECKING:
     from advisor.core.records import Machine, Recommendation
@@ -23,8 +24,8 @@ GLYPHS = {"weights": "█", "kv_cache": "▓", "reserve": "▒", "free": "░", 
 MAX_ROWS = 16
 
 
-def _gib(value: float) -> str:
-    return f"{value:.1f}"
+def _gib(value: float, lang: str) -> str:
+    return localize_digits(f"{value:.1f}", lang)  # German writes 95,6
 
 
 def memory_split(machine: Machine) -> dict[str, float]:
@@ -95,7 +96,7 @@ def draw(rec: Recommendation | None, lang: str) -> Text:
     split = memory_split(rec.machine)
     places = placement(rec)
     layout = rec.layout
-    out.append(t("memory_head", lang, total=_gib(total_mem)) + "\n", style="bold")
+    out.append(t("memory_head", lang, total=_gib(total_mem, lang)) + "\n", style="bold")
     shown = places if len(places) <= MAX_ROWS else places[:MAX_ROWS]
     width = len(f"GPU{len(places) - 1}")
     for p in shown:
@@ -116,13 +117,13 @@ def draw(rec: Recommendation | None, lang: str) -> Text:
     if len(places) > len(shown):
         out.append(t("more_gpus", lang, n=len(places) - len(shown)) + "\n", style="italic")
     out.append(GLYPHS["weights"], style=STYLES["weights"])
-    out.append(f" {t('weights', lang)} {_gib(split['weights'])}  ")
+    out.append(f" {t('weights', lang)} {_gib(split['weights'], lang)}  ")
     out.append(GLYPHS["kv_cache"], style=STYLES["kv_cache"])
-    out.append(f" {t('kv_cache', lang)} {_gib(split['kv_cache'])}\n")
+    out.append(f" {t('kv_cache', lang)} {_gib(split['kv_cache'], lang)}\n")
     out.append(GLYPHS["reserve"], style=STYLES["reserve"])
-    out.append(f" {t('reserve', lang)} {_gib(split['reserve'])}  ")
+    out.append(f" {t('reserve', lang)} {_gib(split['reserve'], lang)}  ")
     out.append(GLYPHS["free"], style=STYLES["free"])
-    out.append(f" {t('free', lang)} {_gib(split['free'])} GiB\n\n")
+    out.append(f" {t('free', lang)} {_gib(split['free'], lang)} GiB\n\n")
     out.append_text(groups(rec, lang))
     return out
 

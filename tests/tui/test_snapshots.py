@@ -56,3 +56,26 @@ class TestDrawing:
     def test_h200_tp4_pp2(self, build, snap_compare):
         run_before = answering("8x H200 NVL with 4-way bridges", "Llama 3.1 405B BF16")
         assert snap_compare(build(), run_before=run_before, press=["f4"], terminal_size=SIZE)
+
+
+SIZES = {"80x24": (80, 24), "200x60": (200, 60)}
+
+
+class TestTerminalSizes:
+    """The start screen, a recommendation and `why` at the smallest and a large terminal (120x40 above):
+    below 120 columns the side panel gives way and the footer shows the keys a call needs."""
+
+    @pytest.mark.parametrize("size", list(SIZES))
+    def test_start_screen(self, build, snap_compare, size):
+        assert snap_compare(build(), run_before=answering(), terminal_size=SIZES[size])
+
+    @pytest.mark.parametrize("size", list(SIZES))
+    def test_recommendation(self, build, snap_compare, size):
+        assert snap_compare(build(), run_before=answering(*RTX_60), terminal_size=SIZES[size])
+
+    @pytest.mark.parametrize("size", list(SIZES))
+    def test_why(self, build, snap_compare, size):
+        assert snap_compare(build(), run_before=answering(*RTX_60, "skip", "why"), terminal_size=SIZES[size])
+
+    def test_the_side_panel_in_the_conversations_place_at_80x24(self, build, snap_compare):
+        assert snap_compare(build(), run_before=answering(*RTX_60), press=["f4"], terminal_size=SIZES["80x24"])

@@ -8,7 +8,7 @@ from math import floor as _floor
 from math import log as _log
 from typing import Any
 
-SOURCE_HASH = "24317961058efa41"
+SOURCE_HASH = "c108ffa3e955f49d"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
