@@ -87,6 +87,8 @@ def figure_value(rec: Recommendation | None, key: str, lang: str) -> str:
     unit = tr.unit if tr else FIGURE_UNITS.get(key)
     if key == "bubble_fraction":
         unit = "1"
+    if unit == "GiB" and isinstance(value, (int, float)) and value < 0:  # memory a layout lacks, not a size
+        return t("memory_short", lang, short=number(-value, unit, lang))
     return number(value, unit, lang)
 
 

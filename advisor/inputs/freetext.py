@@ -99,7 +99,9 @@ SKIP = (
     "no idea",
     "weiß nicht",
     "weiß ich nicht",
+    "ich weiß nicht",
     "ich weiß es nicht",
+    "weiß es nicht",
     "keine ahnung",
     "?",
     "-",
@@ -142,7 +144,8 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     out = Understood()
     raw = text.strip()
     lowered = _numbers(raw.lower())
-    if lowered.strip(" .!") in SKIP or lowered.strip() in SKIP:
+    said = re.sub(r"\bweiss\b", "weiß", lowered).strip()  # "ss" where the keyboard has no ß
+    if said.strip(" .!") in SKIP or said in SKIP:
         out.skipped = True
         return out
     lowered = lowered.strip().rstrip(" .!")

@@ -208,6 +208,11 @@ def severity_text(severity: str, lang: str) -> str:
     return label(f"severity_{severity}", lang)
 
 
+def severity_count(severity: str, n: int, lang: str) -> str:
+    """How many findings of a severity, the noun in its number ('1 warning', '2 Warnungen')."""
+    return f"{n} {label(f'severity_{severity}' if n == 1 else f'severity_{severity}_many', lang)}"
+
+
 def state(f: Finding, lang: str) -> str:
     """A finding's severity, and for an accepted one who accepted it, until when and why."""
     if not f.suppressed:

@@ -26,7 +26,7 @@ from advisor.render.common import (
     pick,
     scenario_line,
     serves_word,
-    severity_text,
+    severity_count,
     size_status,
     smallest_label,
     state,
@@ -170,7 +170,7 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
         "",
         f"{label('model_head', lang)}: **{facts.get('model') or '?'}** · "
         f"{label('engine', lang)}: {facts.get('engine') or '?'} · "
-        + ", ".join(f"**{n}** {severity_text(k, lang)}" for k, n in s.items()),
+        + ", ".join(f"**{severity_count(k, n, lang).replace(' ', '** ', 1)}" for k, n in s.items()),
         "",
     ]
     out += [*(f"> ⚠ {p}" for p in result.problems), *([""] if result.problems else [])]

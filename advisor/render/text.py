@@ -27,7 +27,7 @@ from advisor.render.common import (
     pick,
     scenario_line,
     serves_word,
-    severity_text,
+    severity_count,
     size_status,
     smallest_label,
     state,
@@ -136,7 +136,7 @@ def audit(result: AuditResult, kb: Knowledge) -> str:
     out = [
         f"{label('audit', lang)}: {facts.get('gpus_per_node') or '?'} × {facts.get('gpu') or '?'} · "
         f"{label('model', lang)} {facts.get('model') or '?'} · "
-        f"{', '.join(f'{n} {severity_text(k, lang)}' for k, n in s.items())}",
+        f"{', '.join(severity_count(k, n, lang) for k, n in s.items())}",
         "",
     ]
     if result.problems:

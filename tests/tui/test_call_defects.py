@@ -7,8 +7,6 @@ from __future__ import annotations
 import io
 import re
 
-import pytest
-
 from advisor.chat.dialogue import ChatSession
 from advisor.chat.plain import run as plain_run
 from advisor.tui.drawing import draw
@@ -45,10 +43,6 @@ def test_a_what_if_in_plain_chat_is_not_kept(engine):
     assert session.c.rec is not None and session.c.rec.layout is None  # still BF16: nothing fits
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="live defect: layout-does-not-fit says 'keep -11.3 GiB for the cache' and the why-not table shows it",
-)
 def test_why_not_never_shows_negative_memory(engine):
     session = ChatSession(engine, "en")
     session.opening()

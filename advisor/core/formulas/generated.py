@@ -8,7 +8,7 @@ from math import floor as _floor
 from math import log as _log
 from typing import Any
 
-SOURCE_HASH = "c108ffa3e955f49d"
+SOURCE_HASH = "9b366f59859da3fd"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -978,6 +978,27 @@ def w_kv_per_token_per_gpu_mla(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_attention == 'mla')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_memory_short_per_gpu(env: Mapping[str, Any]) -> Any:
+    v_kv_gib_per_conversation_per_gpu = env.get("kv_gib_per_conversation_per_gpu")
+    v_cache_gib_per_gpu = env.get("cache_gib_per_gpu")
+    if v_kv_gib_per_conversation_per_gpu is None or v_cache_gib_per_gpu is None:
+        return None
+    try:
+        return v_kv_gib_per_conversation_per_gpu - v_cache_gib_per_gpu
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_memory_short_per_gpu(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2503,6 +2524,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "kv-per-token-mla": f_kv_per_token_mla,
     "kv-per-token-per-gpu-gqa": f_kv_per_token_per_gpu_gqa,
     "kv-per-token-per-gpu-mla": f_kv_per_token_per_gpu_mla,
+    "memory-short-per-gpu": f_memory_short_per_gpu,
     "micro-batch": f_micro_batch,
     "micro-batches-serving": f_micro_batches_serving,
     "min-gpus-for-weights": f_min_gpus_for_weights,
@@ -2622,6 +2644,7 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "kv-per-token-mla": w_kv_per_token_mla,
     "kv-per-token-per-gpu-gqa": w_kv_per_token_per_gpu_gqa,
     "kv-per-token-per-gpu-mla": w_kv_per_token_per_gpu_mla,
+    "memory-short-per-gpu": w_memory_short_per_gpu,
     "micro-batches-serving": w_micro_batches_serving,
     "one-user-tpot": w_one_user_tpot,
     "optimizer-state-adamw": w_optimizer_state_adamw,
@@ -2735,6 +2758,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kv-per-token-mla": (('kv_bytes', 'kv_lora_rank', 'n_layers', 'qk_rope_dim'), ('attention',)),
     "kv-per-token-per-gpu-gqa": (('head_dim', 'kv_bytes', 'n_kv_heads', 'n_layers', 'pp', 'tp'), ('attention',)),
     "kv-per-token-per-gpu-mla": (('kv_bytes', 'kv_lora_rank', 'n_layers', 'pp', 'qk_rope_dim'), ('attention',)),
+    "memory-short-per-gpu": (('cache_gib_per_gpu', 'kv_gib_per_conversation_per_gpu'), ('workload_kind',)),
     "micro-batch": (('decode_batch', 'pp'), ()),
     "micro-batches-serving": (('requests_per_replica',), ('micro_batches', 'workload_kind')),
     "min-gpus-for-weights": (('usable_gib_per_gpu', 'weights_gib'), ()),
@@ -2864,6 +2888,7 @@ TEMPLATES: dict[str, str] = {
     'kv-per-token-mla': '{n_layers} × ({kv_lora_rank} + {qk_rope_dim}) × {kv_bytes}',
     'kv-per-token-per-gpu-gqa': '2 × ceil({n_layers} / {pp}) × max({n_kv_heads} / {tp}, 1) × {head_dim} × {kv_bytes}',
     'kv-per-token-per-gpu-mla': 'ceil({n_layers} / {pp}) × ({kv_lora_rank} + {qk_rope_dim}) × {kv_bytes}',
+    'memory-short-per-gpu': '{kv_gib_per_conversation_per_gpu} - {cache_gib_per_gpu}',
     'micro-batch': 'max({decode_batch} / {pp}, 1)',
     'micro-batches-serving': '{requests_per_replica}',
     'min-gpus-for-weights': 'ceil({weights_gib} / {usable_gib_per_gpu})',
