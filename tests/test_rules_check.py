@@ -57,8 +57,8 @@ def test_a_citation_of_an_unknown_source_is_named(rules_copy):
 def test_an_unknown_fact_refuses_the_rule_base_with_file_line_and_rule(rules_copy):
     _edit(
         rules_copy / "p2p.yaml",
-        "when: workload_kind == 'inference' and tp > 1 and tp_link == 'pcie'\n",
-        "when: workload_kind == 'inference' and tp > 1 and tp_lnk == 'pcie'\n",
+        "when: workload_kind == 'inference' and tp > 1 and (tp_link == 'pcie' or tp_link == 'socket')\n",
+        "when: workload_kind == 'inference' and tp > 1 and (tp_lnk == 'pcie' or tp_link == 'socket')\n",
     )
     with pytest.raises(AdvisorError) as err:
         Engine.load(knowledge_dir(), rules_copy)
@@ -100,7 +100,7 @@ def test_a_rule_that_no_case_fires_is_named(rules_copy):
 def test_rule_text_is_never_executed(rules_copy):
     _edit(
         rules_copy / "p2p.yaml",
-        "when: workload_kind == 'inference' and tp > 1 and tp_link == 'pcie'\n",
+        "when: workload_kind == 'inference' and tp > 1 and (tp_link == 'pcie' or tp_link == 'socket')\n",
         "when: __import__('os').system('true')\n",
     )
     with pytest.raises(AdvisorError, match="only the functions"):

@@ -52,8 +52,9 @@ def test_replay_names_the_rule_that_changed(cli, tmp_path, monkeypatch):
     p2p = rules / "p2p.yaml"
     p2p.write_text(
         p2p.read_text().replace(
-            "when: workload_kind == 'inference' and tp > 1 and tp_link == 'pcie'\n",
-            "when: workload_kind == 'inference' and tp > 1 and tp_link == 'pcie' and users > 100\n",
+            "when: workload_kind == 'inference' and tp > 1 and (tp_link == 'pcie' or tp_link == 'socket')\n",
+            "when: workload_kind == 'inference' and tp > 1 and (tp_link == 'pcie' or tp_link == 'socket')"
+            " and users > 100\n",
             1,
         )
     )

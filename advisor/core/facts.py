@@ -238,6 +238,18 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         link, how = link_latency(kb, kinds, gbs)
         put(f"{kind}_latency_us", link.latency_us if link else None, how.kind, how.detail, how.cite)
         put(f"{kind}_latency_ranks", (link.latency_ranks or 2) if link else None, how.kind, how.detail, how.cite)
+    socket_link, how = link_latency(kb, ("socket",), env.get("pcie_gbs"))
+    put("socket_latency_us", socket_link.latency_us if socket_link else None, how.kind, how.detail, how.cite)
+    put("socket_latency_ranks", (socket_link.latency_ranks or 2) if socket_link else None, how.kind, how.detail)
+    put(
+        "socket_gbs",
+        env.get("pcie_gbs"),
+        "estimate",
+        "no cross-socket rate measured: the card's own PCIe rate per direction (knowledge/links.yaml)",
+        socket_link.cite.get("gbs_per_direction") if socket_link else None,
+    )
+    # unknown unless the host's topo -m shows it: one socket is assumed, so nothing is charged the CPU link
+    put("gpus_per_socket", None, "unknown", "not stated: one CPU socket per node assumed")
     put("total_gpus", per_node * hw["nodes"], "derived", "gpus_per_node × nodes")
     domain = speeds["nvlink_domain_size"]
     put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")

@@ -91,16 +91,19 @@ def _divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
-LINK_ORDER = ("none", "nvlink", "pcie", "network")  # fastest first: a group's link is its slowest
+# fastest first: a group's link is its slowest; "socket" is PCIe across the CPU interconnect (topo -m's SYS)
+LINK_ORDER = ("none", "nvlink", "pcie", "socket", "network")
 
 
 class Machine(Struct):
-    """The GPUs as ids 0..total-1: `per_node` to a node, NVLink domains of `domain` GPUs inside a node."""
+    """The GPUs as ids 0..total-1: `per_node` to a node, NVLink domains of `domain` GPUs inside a node, and
+    `socket` GPUs to a CPU socket (0: one socket per node, nothing crosses the CPU interconnect)."""
 
     nodes: int
     per_node: int
     domain: int
     nvlink: bool
+    socket: int = 0
 
     @property
     def total(self) -> int:
@@ -115,11 +118,16 @@ class Machine(Struct):
             return "network"
         if self.nvlink and (first % self.per_node) // self.domain == (last % self.per_node) // self.domain:
             return "nvlink"
+        if (
+            0 < self.socket < self.per_node
+            and (first % self.per_node) // self.socket != (last % self.per_node) // self.socket
+        ):
+            return "socket"
         return "pcie"
 
     def start(self, cursor: int, size: int) -> int:
-        """Where a copy of `size` GPUs starts at or after `cursor` without straddling a node, or an NVLink
-        domain, that it fits inside; a copy larger than a node starts on a node boundary."""
+        """Where a copy of `size` GPUs starts at or after `cursor` without straddling a node, an NVLink
+        domain or a CPU socket that it fits inside; a copy larger than a node starts on a node boundary."""
         local = cursor % self.per_node
         if size > self.per_node:
             return cursor if local == 0 else cursor + self.per_node - local
@@ -127,6 +135,9 @@ class Machine(Struct):
             return cursor + self.per_node - local
         if self.nvlink and size <= self.domain and local % self.domain + size > self.domain:
             return min(cursor + self.domain - local % self.domain, cursor + self.per_node - local)
+        if 0 < self.socket < self.per_node and size <= self.socket and local % self.socket + size > self.socket:
+            if not (self.nvlink and size <= self.domain):  # an NVLink domain that holds the copy is faster still
+                return min(cursor + self.socket - local % self.socket, cursor + self.per_node - local)
         return cursor
 
 
@@ -247,7 +258,14 @@ def machine_of(env: Mapping[str, Any]) -> Machine:
     """The machine the scenario facts describe."""
     per_node = int(env["gpus_per_node"])
     nvlink = env["nvlink"] != "none" and env.get("nvlink_gbs") is not None
-    return Machine(int(env["total_gpus"]) // per_node, per_node, int(env["nvlink_domain_size"] or 1), nvlink)
+    socket = int(env.get("gpus_per_socket") or 0)
+    return Machine(
+        int(env["total_gpus"]) // per_node,
+        per_node,
+        int(env["nvlink_domain_size"] or 1),
+        nvlink,
+        socket if 0 < socket < per_node and per_node % socket == 0 else 0,
+    )
 
 
 def aligned_links(layout: Layout, machine: Machine) -> dict[str, str] | None:
@@ -331,7 +349,12 @@ def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | No
         placement = place(layout, machine, strict=False)
         straddles = bool(placement and placement.straddles())
         links = placement.links() if placement is not None else dict.fromkeys(("tp", "pp", "ep", "dp"), "network")
-    speeds = {"nvlink": env.get("nvlink_gbs"), "pcie": env.get("pcie_gbs"), "network": env.get("node_link_gbs")}
+    speeds = {
+        "nvlink": env.get("nvlink_gbs"),
+        "pcie": env.get("pcie_gbs"),
+        "socket": env.get("socket_gbs"),
+        "network": env.get("node_link_gbs"),
+    }
     tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
     per_node, domain = machine.per_node, machine.domain
     facts: dict[str, Any] = {
@@ -344,6 +367,7 @@ def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | No
         "copy_straddles_nodes": straddles,
         "tp_spans_nvlink_domains": machine.nvlink and tp > domain,
         "tp_spans_nodes": tp > per_node or links["tp"] == "network",
+        "tp_crosses_sockets": links["tp"] == "socket",
         "pp_spans_nodes": pp > 1 and links["pp"] == "network",
     }
     ranks = {"tp": tp, "pp": 2, "ep": layout.ep}  # a hand-off between two stages is one send

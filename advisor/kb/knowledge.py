@@ -140,7 +140,7 @@ class Link(Record):
 
     id: str = key(doc="the link id, e.g. pcie-gen5-x16")
     name: str = key(doc="its name")
-    kind: str = key(doc="pcie | nvlink | nvlink-bridge | network")
+    kind: str = key(doc="pcie | socket (PCIe across the CPU interconnect) | nvlink | nvlink-bridge | network")
     gbs_per_direction: float = key(doc="bandwidth per direction, GB/s")
     latency_us: float | None = key(default=None, doc="time of one small all-reduce measured on it, microseconds")
     latency_ranks: int | None = key(default=None, doc="GPUs in that measured all-reduce")

@@ -185,6 +185,17 @@ def worst_path(paths: dict[str, str], group: list[int]) -> str | None:
     return max(known, key=rank) if known else None
 
 
+def socket_groups(paths: dict[str, str], gpus: list[int]) -> list[list[int]]:
+    """The GPUs joined by any path shorter than SYS (PCIe inside a socket, or NVLink), as groups: one
+    group where nothing crosses the CPU interconnect, several where only SYS joins them."""
+    groups: list[set[int]] = []
+    for g in gpus:
+        linked = [grp for grp in groups if any((p := path(paths, g, o)) and p != "SYS" for o in grp)]
+        merged = {g}.union(*linked)
+        groups = [grp for grp in groups if grp not in linked] + [merged]
+    return sorted((sorted(grp) for grp in groups), key=lambda grp: grp[0])
+
+
 def best_grouping(paths: dict[str, str], gpus: list[int], size: int) -> tuple[list[list[int]], str | None]:
     """Groups of `size` GPUs whose worst path is short, and the worst path of them all.
 
@@ -281,6 +292,11 @@ def topo_facts(parsed: Parsed) -> Iterator[Contribution]:
         if len(gpus) > 1 and len(linked) == len(gpus) * (len(gpus) - 1) // 2:
             # every pair on NVLink: peer-to-peer works between any two, unless a direct test says otherwise
             yield fact("p2p", "ok", ev.get("row:0"), fallback=True)
+    sockets = socket_groups(data.get("paths") or {}, [int(g) for g in gpus])
+    if len(sockets) > 1 and len({len(grp) for grp in sockets}) == 1:
+        # equal groups joined only over SYS: the GPUs of one CPU socket each (uneven ones are not modelled)
+        first = sockets[1][0]
+        yield fact("gpus_per_socket", len(sockets[0]), ev.get(f"row:{first}") or ev.get("header"))
     yield Contribution("topology", {**data, "evidence": ev})
 
 
@@ -303,6 +319,7 @@ TOPO = Reader(
         "fact:nvlink_max_links",
         "fact:nvlink_weak_pairs",
         "fact:p2p",
+        "fact:gpus_per_socket",
         "topology",
     ),
 )
