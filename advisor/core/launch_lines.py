@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ def value_fits(spec: EngineFlag, value: str | None) -> bool:
     return bool(value) and not value.startswith("-")  # text
 
 
+@lru_cache(maxsize=4096)  # a multi-node launch repeats the same words on every node's line
 def shell_word(word: str) -> str:
     """`word` quoted for a POSIX shell; a shell variable stays expandable ("$HEAD_IP")."""
     if SHELL_VARIABLE.fullmatch(word):
