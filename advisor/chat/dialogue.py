@@ -43,7 +43,7 @@ WHAT_IF = re.compile(
 )
 YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
 # Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
-QUIT = re.compile(r"^(quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
+QUIT = re.compile(r"^(q|quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
 
 
 @dataclass(frozen=True)

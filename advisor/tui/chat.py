@@ -79,9 +79,9 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+n", "new", "New"),
         Binding("escape", "focus_input", "Type", show=False),
-        # Quitting takes ctrl+q (which asks first while a consultation is open), ctrl+c, /quit or
-        # "quit" typed alone: a letter key would end a consultation whose next message merely starts
-        # with it ("qwen3 235b ..."), even from an empty input, where every message starts.
+        # Quitting takes ctrl+q, or "q", "quit" or /quit sent alone (each asks first while a consultation
+        # is open), or ctrl+c: a bare letter key would end a consultation whose next message merely
+        # starts with it ("qwen3 235b ..."), even from an empty input, where every message starts.
         Binding("ctrl+q", "quit_session", "Quit"),
     ]
 
@@ -242,7 +242,7 @@ class ChatScreen(Screen[None]):
                 self._echo_answered()
             self._update(reply)
         if reply.action == "quit":
-            self.app.call_later(self.app.action_quit)
+            self.action_quit_session()
         elif reply.action == "help":
             self.action_help()
         elif reply.action == "report" and reply.report:

@@ -191,12 +191,33 @@ def test_a_message_starting_with_q_is_a_message_in_the_app(build):
         assert reply.understood["hardware.gpus_per_node"] == 4
         await say(pilot, "quit")
         await pilot.pause()
+        assert app.is_running and type(app.screen).__name__ == "QuitScreen"  # a consultation is open: asks
+        await pilot.press("y")
+        await pilot.pause()
         assert not app.is_running
 
     drive(app, script)
 
 
-@pytest.mark.parametrize("line", ["/quit", "exit", "beenden"])
+@pytest.mark.parametrize("answer", ["n", "y"])
+def test_q_sent_alone_asks_before_it_ends_an_open_consultation(build, answer):
+    app = build()
+
+    async def script(pilot):
+        await say(pilot, "llama 3.3 70b on two rtx pro 6000", typed=True)
+        await say(pilot, "q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "QuitScreen"
+        await pilot.press(answer)
+        await pilot.pause()
+        assert app.is_running is (answer == "n")
+        if answer == "n":
+            assert app.chat.session.c.fields["model"].startswith("Llama 3.3 70B")  # the consultation goes on
+
+    drive(app, script)
+
+
+@pytest.mark.parametrize("line", ["/quit", "exit", "beenden", "q"])
 def test_quit_typed_alone_ends_the_app(build, line):
     app = build(lang="de" if line == "beenden" else "en")
 
@@ -219,9 +240,9 @@ def test_ctrl_q_quits(build):
     drive(app, script)
 
 
-def test_plain_chat_reads_q_messages_and_quits_on_quit(engine, tmp_path):
+def test_plain_chat_reads_q_messages_and_quits_on_q(engine, tmp_path):
     out = io.StringIO()
-    plain_run(engine, "en", tmp_path, stdin=io.StringIO("q\nqwen3 235b on 4 h200nvl\nquit\n4 users\n"), stdout=out)
+    plain_run(engine, "en", tmp_path, stdin=io.StringIO("qwen3 235b on 4 h200nvl\nq\n4 users\n"), stdout=out)
     text = out.getvalue()
     assert "model = Qwen3-235B-A22B" in text
     assert "users = 4" not in text  # nothing after "quit" is read
