@@ -28,7 +28,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
-    ast.Pow: lambda a, b: _power(a, b),
+    ast.Pow: lambda a, b: power(a, b),
     ast.Mod: operator.mod,
     ast.FloorDiv: operator.floordiv,
 }
@@ -44,13 +44,17 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
 }
 
 
-MAX_EXPONENT = 64  # no formula needs more; 10**10**10 would run for hours and fill memory
+MAX_EXPONENT = 64  # for integer powers and constant exponents: 10**10**10 would run for hours and fill memory
 
 
-def _power(a: Any, b: Any) -> Any:
-    """`a ** b` for operands that stay small: OverflowError (the expression's None) past the bounds."""
-    if abs(b) > MAX_EXPONENT or abs(a) > 10**12:
+def power(a: Any, b: Any) -> Any:
+    """`a ** b` for operands that stay small: an integer power past MAX_EXPONENT is taken in floats, whose
+    range bounds it (OverflowError, the expression's None), so a probability to the power of a batch
+    size (0.97 ** 256) is computed while a huge integer never is."""
+    if abs(a) > 10**12:
         raise OverflowError(f"{a!r} ** {b!r} is beyond what a rule may compute")
+    if abs(b) > MAX_EXPONENT and abs(a) > 1:
+        return float(a) ** float(b)
     return operator.pow(a, b)
 
 

@@ -28,6 +28,16 @@ class _Python(ast.NodeTransformer):
             self.names.append(node.id)
         return ast.Name(id=f"v_{node.id}", ctx=ast.Load())
 
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        if isinstance(node.op, ast.Pow):  # the interpreter's bounded power, not Python's unbounded one
+            args = [self.visit(node.left), self.visit(node.right)]
+            if all(isinstance(a, ast.Constant) for a in args):  # 2 ** 30: folded here, not on every call
+                from advisor.kb.expr import power
+
+                return ast.Constant(value=power(args[0].value, args[1].value))
+            return ast.Call(func=ast.Name(id="_power", ctx=ast.Load()), args=args, keywords=[])
+        return self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> ast.AST:
         assert isinstance(node.func, ast.Name)
         if node.func.id == "known":  # reached only when every name is known: see `when_function`
@@ -81,6 +91,8 @@ def render(root: Path | None = None) -> str:
         "from math import ceil as _ceil",
         "from math import floor as _floor",
         "from math import log as _log",
+        "",
+        "from advisor.kb.expr import power as _power",
         "from typing import Any",
         "",
         f'SOURCE_HASH = "{source_hash(root)}"',

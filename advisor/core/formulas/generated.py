@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from math import ceil as _ceil
 from math import floor as _floor
 from math import log as _log
+
+from advisor.kb.expr import power as _power
 from typing import Any
 
 SOURCE_HASH = "9b366f59859da3fd"
@@ -80,7 +82,7 @@ def f_allreduce_mib(env: Mapping[str, Any]) -> Any:
     if v_allreduce_bytes_per_token is None:
         return None
     try:
-        return v_allreduce_bytes_per_token / 2 ** 20
+        return v_allreduce_bytes_per_token / 1048576
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -339,7 +341,7 @@ def f_decode_upper_bound(env: Mapping[str, Any]) -> Any:
     if v_mem_bw_gbs is None or v_tp is None or v_active_weight_bytes is None:
         return None
     try:
-        return v_mem_bw_gbs * 10 ** 9 * v_tp / v_active_weight_bytes
+        return v_mem_bw_gbs * 1000000000 * v_tp / v_active_weight_bytes
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -423,7 +425,7 @@ def f_ep_alltoall(env: Mapping[str, Any]) -> Any:
     if v_moe_layers is None or v_experts_per_tok is None or v_hidden is None or v_act_bytes is None or v_ep is None:
         return None
     try:
-        return 2 * v_moe_layers * v_experts_per_tok * v_hidden * v_act_bytes * (v_ep - 1) / v_ep / 2 ** 20
+        return 2 * v_moe_layers * v_experts_per_tok * v_hidden * v_act_bytes * (v_ep - 1) / v_ep / 1048576
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -505,7 +507,7 @@ def f_expert_imbalance(env: Mapping[str, Any]) -> Any:
     if v_expert_load_cv is None or v_ep is None or v_n_experts is None:
         return None
     try:
-        return 1 + v_expert_load_cv * (2 * _log(v_ep) * v_ep / v_n_experts) ** 0.5
+        return 1 + v_expert_load_cv * _power(2 * _log(v_ep) * v_ep / v_n_experts, 0.5)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -639,7 +641,7 @@ def f_grad_allreduce_time(env: Mapping[str, Any]) -> Any:
     if v_grad_allreduce_bytes is None or v_replicas is None or v_dp_link_gbs is None:
         return None
     try:
-        return v_grad_allreduce_bytes * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 10 ** 9)
+        return v_grad_allreduce_bytes * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -684,7 +686,7 @@ def f_grad_gb(env: Mapping[str, Any]) -> Any:
     if v_grad_allreduce_bytes is None:
         return None
     try:
-        return v_grad_allreduce_bytes / 10 ** 9
+        return v_grad_allreduce_bytes / 1000000000
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -717,7 +719,7 @@ def f_grad_sync_time(env: Mapping[str, Any]) -> Any:
     if v_grad_allreduce_bytes is None or v_grad_sync_volume is None or v_tp is None or v_pp is None or v_replicas is None or v_dp_link_gbs is None:
         return None
     try:
-        return v_grad_allreduce_bytes * v_grad_sync_volume / (v_tp * v_pp) * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 10 ** 9)
+        return v_grad_allreduce_bytes * v_grad_sync_volume / (v_tp * v_pp) * 2 * (v_replicas - 1) / v_replicas / (v_dp_link_gbs * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -800,7 +802,7 @@ def f_kv_per_conversation(env: Mapping[str, Any]) -> Any:
     if v_kv_bytes_per_token is None or v_context_tokens is None:
         return None
     try:
-        return v_kv_bytes_per_token * v_context_tokens / 2 ** 30
+        return v_kv_bytes_per_token * v_context_tokens / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -825,7 +827,7 @@ def f_kv_per_conversation_local(env: Mapping[str, Any]) -> Any:
     if v_kv_bytes_per_token is None or v_n_layers is None or v_local_layers is None or v_context_tokens is None or v_local_window is None:
         return None
     try:
-        return v_kv_bytes_per_token / v_n_layers * ((v_n_layers - v_local_layers) * v_context_tokens + v_local_layers * min(v_context_tokens, v_local_window)) / 2 ** 30
+        return v_kv_bytes_per_token / v_n_layers * ((v_n_layers - v_local_layers) * v_context_tokens + v_local_layers * min(v_context_tokens, v_local_window)) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -847,7 +849,7 @@ def f_kv_per_conversation_per_gpu(env: Mapping[str, Any]) -> Any:
     if v_kv_bytes_per_token_per_gpu is None or v_context_tokens is None:
         return None
     try:
-        return v_kv_bytes_per_token_per_gpu * v_context_tokens / 2 ** 30
+        return v_kv_bytes_per_token_per_gpu * v_context_tokens / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -872,7 +874,7 @@ def f_kv_per_conversation_per_gpu_local(env: Mapping[str, Any]) -> Any:
     if v_kv_bytes_per_token_per_gpu is None or v_n_layers is None or v_pp is None or v_local_layers is None or v_context_tokens is None or v_local_window is None:
         return None
     try:
-        return v_kv_bytes_per_token_per_gpu / _ceil(v_n_layers / v_pp) * (_ceil((v_n_layers - v_local_layers) / v_pp) * v_context_tokens + _ceil(v_local_layers / v_pp) * min(v_context_tokens, v_local_window)) / 2 ** 30
+        return v_kv_bytes_per_token_per_gpu / _ceil(v_n_layers / v_pp) * (_ceil((v_n_layers - v_local_layers) / v_pp) * v_context_tokens + _ceil(v_local_layers / v_pp) * min(v_context_tokens, v_local_window)) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1206,7 +1208,7 @@ def f_pp_handoff_time(env: Mapping[str, Any]) -> Any:
     if v_pp_link_latency_us is None or v_micro_batch is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
         return None
     try:
-        return v_pp_link_latency_us / 1000 + v_micro_batch * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6)
+        return v_pp_link_latency_us / 1000 + v_micro_batch * v_activation_bytes_per_token / (v_pp_link_gbs * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1228,7 +1230,7 @@ def f_pp_handoff_time_one(env: Mapping[str, Any]) -> Any:
     if v_pp_link_latency_us is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
         return None
     try:
-        return v_pp_link_latency_us / 1000 + v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6)
+        return v_pp_link_latency_us / 1000 + v_activation_bytes_per_token / (v_pp_link_gbs * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1251,7 +1253,7 @@ def f_prefill_allreduce_time(env: Mapping[str, Any]) -> Any:
     if v_prompt_tokens is None or v_allreduce_bytes_per_token is None or v_ring_factor is None or v_tp_link_gbs is None:
         return None
     try:
-        return v_prompt_tokens * v_allreduce_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9) * 10 ** 3
+        return v_prompt_tokens * v_allreduce_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 1000000000) * 1000
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1290,7 +1292,7 @@ def f_prefill_compute_time(env: Mapping[str, Any]) -> Any:
     if v_active_params is None or v_attn_flops_per_context_token is None or v_prompt_tokens is None or v_tp is None or v_gpu_tflops is None or v_compute_efficiency is None:
         return None
     try:
-        return (2 * v_active_params + v_attn_flops_per_context_token * v_prompt_tokens / 2) * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+        return (2 * v_active_params + v_attn_flops_per_context_token * v_prompt_tokens / 2) * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1350,7 +1352,7 @@ def f_prefill_ep_time(env: Mapping[str, Any]) -> Any:
     if v_moe_layers is None or v_ep_link_latency_us is None or v_prompt_tokens is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers * (v_ep_link_latency_us / 1000 + v_prompt_tokens * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+        return 2 * v_moe_layers * (v_ep_link_latency_us / 1000 + v_prompt_tokens * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1391,7 +1393,7 @@ def f_prefill_pp_time(env: Mapping[str, Any]) -> Any:
     if v_pp is None or v_pp_link_latency_us is None or v_prompt_tokens is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
         return None
     try:
-        return (v_pp - 1) * (v_pp_link_latency_us / 1000 + v_prompt_tokens * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 6))
+        return (v_pp - 1) * (v_pp_link_latency_us / 1000 + v_prompt_tokens * v_activation_bytes_per_token / (v_pp_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1453,7 +1455,7 @@ def f_prefill_weights_time(env: Mapping[str, Any]) -> Any:
     if v_weights_gib_per_gpu is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
         return None
     try:
-        return v_weights_gib_per_gpu * 2 ** 30 * v_pp / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
+        return v_weights_gib_per_gpu * 1073741824 * v_pp / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1564,7 +1566,7 @@ def f_stage_allreduce_time(env: Mapping[str, Any]) -> Any:
     if v_n_layers is None or v_pp is None or v_tp_link_latency_us is None or v_ring_factor is None or v_micro_batch is None or v_activation_bytes_per_token is None or v_tp_link_gbs is None:
         return None
     try:
-        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_micro_batch * v_activation_bytes_per_token / (v_tp_link_gbs * 10 ** 6))
+        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_micro_batch * v_activation_bytes_per_token / (v_tp_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1589,7 +1591,7 @@ def f_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
     if v_n_layers is None or v_pp is None or v_tp_link_latency_us is None or v_ring_factor is None or v_activation_bytes_per_token is None or v_tp_link_gbs is None:
         return None
     try:
-        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_activation_bytes_per_token / (v_tp_link_gbs * 10 ** 6))
+        return 2 * v_n_layers / v_pp * (v_tp_link_latency_us / 1000 + v_ring_factor * v_activation_bytes_per_token / (v_tp_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1650,7 +1652,7 @@ def f_stage_alltoall_time(env: Mapping[str, Any]) -> Any:
     if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_micro_batch is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_micro_batch * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_micro_batch * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1676,7 +1678,7 @@ def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
     if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 10 ** 6))
+        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1703,7 +1705,7 @@ def f_stage_compute_time(env: Mapping[str, Any]) -> Any:
     if v_active_params is None or v_attn_flops_per_context_token is None or v_kv_context_tokens is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
         return None
     try:
-        return (2 * v_active_params + v_attn_flops_per_context_token * v_kv_context_tokens) * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 10 ** 9)
+        return (2 * v_active_params + v_attn_flops_per_context_token * v_kv_context_tokens) * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1745,7 +1747,7 @@ def f_stage_memory_time(env: Mapping[str, Any]) -> Any:
     if v_stage_weight_bytes is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_micro_batch is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
         return None
     try:
-        return (v_stage_weight_bytes + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch) / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
+        return (v_stage_weight_bytes + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1759,7 +1761,7 @@ def f_stage_memory_time_one(env: Mapping[str, Any]) -> Any:
     if v_stage_weight_bytes_one is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
         return None
     try:
-        return (v_stage_weight_bytes_one + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens) / (v_mem_bw_gbs * v_mem_bw_efficiency * 10 ** 6)
+        return (v_stage_weight_bytes_one + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1812,7 +1814,7 @@ def f_stage_weights_moe(env: Mapping[str, Any]) -> Any:
     if v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_expert_shards is None or v_experts_per_tok is None or v_n_experts is None or v_expert_batch is None or v_pp is None:
         return None
     try:
-        return (v_weights_bytes * (1 - v_expert_fraction) / v_tp + v_weights_bytes * v_expert_fraction / v_expert_shards * (1 - (1 - v_experts_per_tok / v_n_experts) ** v_expert_batch)) / v_pp
+        return (v_weights_bytes * (1 - v_expert_fraction) / v_tp + v_weights_bytes * v_expert_fraction / v_expert_shards * (1 - _power(1 - v_experts_per_tok / v_n_experts, v_expert_batch))) / v_pp
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1975,7 +1977,7 @@ def f_train_compute_time(env: Mapping[str, Any]) -> Any:
     if v_active_params is None or v_train_tokens_per_step is None or v_replicas is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
         return None
     try:
-        return 6 * v_active_params * v_train_tokens_per_step / (v_replicas * v_tp * v_pp * v_gpu_tflops * v_compute_efficiency * 10 ** 12)
+        return 6 * v_active_params * v_train_tokens_per_step / (v_replicas * v_tp * v_pp * v_gpu_tflops * v_compute_efficiency * 1000000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2060,7 +2062,7 @@ def f_train_pp_time(env: Mapping[str, Any]) -> Any:
     if v_train_tokens_per_step is None or v_replicas is None or v_activation_bytes_per_token is None or v_pp_link_gbs is None:
         return None
     try:
-        return 2 * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token / (v_pp_link_gbs * 10 ** 9)
+        return 2 * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token / (v_pp_link_gbs * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2082,7 +2084,7 @@ def f_train_state(env: Mapping[str, Any]) -> Any:
     if v_params is None or v_train_state_bytes is None:
         return None
     try:
-        return v_params * v_train_state_bytes / 2 ** 30
+        return v_params * v_train_state_bytes / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2107,7 +2109,7 @@ def f_train_state_per_gpu_ddp(env: Mapping[str, Any]) -> Any:
     if v_params is None or v_train_state_bytes is None or v_tp is None or v_pp is None:
         return None
     try:
-        return v_params * v_train_state_bytes / (v_tp * v_pp) / 2 ** 30
+        return v_params * v_train_state_bytes / (v_tp * v_pp) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2134,7 +2136,7 @@ def f_train_state_per_gpu_zero1(env: Mapping[str, Any]) -> Any:
     if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
         return None
     try:
-        return v_params * (v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes / v_replicas) / (v_tp * v_pp) / 2 ** 30
+        return v_params * (v_train_weight_bytes + v_grad_bytes + v_optimizer_state_bytes / v_replicas) / (v_tp * v_pp) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2161,7 +2163,7 @@ def f_train_state_per_gpu_zero2(env: Mapping[str, Any]) -> Any:
     if v_params is None or v_train_weight_bytes is None or v_grad_bytes is None or v_optimizer_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
         return None
     try:
-        return v_params * (v_train_weight_bytes + (v_grad_bytes + v_optimizer_state_bytes) / v_replicas) / (v_tp * v_pp) / 2 ** 30
+        return v_params * (v_train_weight_bytes + (v_grad_bytes + v_optimizer_state_bytes) / v_replicas) / (v_tp * v_pp) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2186,7 +2188,7 @@ def f_train_state_per_gpu_zero3(env: Mapping[str, Any]) -> Any:
     if v_params is None or v_train_state_bytes is None or v_replicas is None or v_tp is None or v_pp is None:
         return None
     try:
-        return v_params * v_train_state_bytes / v_replicas / (v_tp * v_pp) / 2 ** 30
+        return v_params * v_train_state_bytes / v_replicas / (v_tp * v_pp) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2276,7 +2278,7 @@ def f_train_tp_time(env: Mapping[str, Any]) -> Any:
     if v_n_layers is None or v_pp is None or v_train_tokens_per_step is None or v_replicas is None or v_activation_bytes_per_token is None or v_ring_factor is None or v_tp_link_gbs is None:
         return None
     try:
-        return 4 * v_n_layers / v_pp * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 10 ** 9)
+        return 4 * v_n_layers / v_pp * v_train_tokens_per_step / v_replicas * v_activation_bytes_per_token * v_ring_factor / (v_tp_link_gbs * 1000000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2404,7 +2406,7 @@ def f_weights_gib(env: Mapping[str, Any]) -> Any:
     if v_weights_bytes is None:
         return None
     try:
-        return v_weights_bytes / 2 ** 30
+        return v_weights_bytes / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2418,7 +2420,7 @@ def f_weights_per_gpu(env: Mapping[str, Any]) -> Any:
     if v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_pp is None or v_expert_shards is None:
         return None
     try:
-        return (v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp) + v_weights_bytes * v_expert_fraction / (v_expert_shards * v_pp)) / 2 ** 30
+        return (v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp) + v_weights_bytes * v_expert_fraction / (v_expert_shards * v_pp)) / 1073741824
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
