@@ -91,6 +91,8 @@ def scenario_of(m: Measurement, engine: Engine) -> dict[str, Any]:
     if m.input_tokens and m.output_tokens:
         workload["context_tokens"] = m.input_tokens + m.output_tokens
     raw: dict[str, Any] = {"model": m.model, "precision": m.precision, "hardware": hardware, "workload": workload}
+    if m.ep_backend:
+        raw["ep_backend"] = m.ep_backend
     if m.precision in FP8_CACHE_PRECISIONS and m.engine == "trt-llm":
         raw["kv_cache_dtype"] = "fp8"
     return raw

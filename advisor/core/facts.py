@@ -160,6 +160,13 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         f"{m.name} config.json tie_word_embeddings",
         model_cite,
     )
+    put(
+        "ep_node_limit",
+        m.node_limit,
+        "catalogue",
+        f"{m.name}: node-limited routing" if m.node_limit else f"{m.name}: no node limit in its routing",
+        m.cite.get("node_limit"),
+    )
     local_cite = m.cite.get("local_attention", model_cite)
     pattern = m.local_pattern or "every layer full"
     put("local_attention", m.local_attention, "catalogue", f"{m.name}: {pattern}", local_cite)

@@ -339,6 +339,17 @@ def ep_link(layout: Layout, machine: Machine, first_start: int, last_start: int)
     return LINK_ORDER[worst]
 
 
+def ep_nodes(layout: Layout, machine: Machine) -> int:
+    """Nodes one stage of an expert-parallel group spans, with copies placed node by node: copies that
+    share a node share it in the group too; a copy of whole nodes puts each stage's TP group on its own."""
+    if layout.ep < 2:
+        return 1
+    copies_per_node = machine.per_node // layout.gpus_per_replica
+    if copies_per_node:
+        return -(-layout.ep_copies // copies_per_node)
+    return layout.ep_copies * -(-layout.tp // machine.per_node)
+
+
 def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | None = None) -> dict[str, Any]:
     """Per-layout facts about placement and links: which link TP, PP, EP and the copies cross, at what
     bandwidth and measured latency (the scenario's `pcie_latency_us`, ...; 0 where none is known)."""
@@ -376,6 +387,7 @@ def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | No
         facts[f"{kind}_link_gbs"] = speeds.get(links[kind])
         facts[f"{kind}_link_latency_us"] = collective_latency(env, links[kind], ranks[kind])
     facts["dp_link_gbs"] = speeds.get(links["dp"])
+    facts["ep_nodes"] = ep_nodes(layout, machine) if links["ep"] == "network" else 1
     collective = max(links["tp"], links["ep"], key=LINK_ORDER.index)
     facts["collective_link"] = collective
     facts["collective_link_rank"] = LINK_ORDER.index(collective)

@@ -192,6 +192,9 @@ class Model(Record):
     config: Mapping[str, Any] = key(doc="the config.json fields the formulas read")
     params_b: float | None = key(default=None, doc="parameters, billions")
     active_params_b: float | None = key(default=None, doc="parameters active per token (mixture of experts), billions")
+    node_limit: int | None = key(
+        default=None, doc="nodes the routing sends a token to at most (node-limited routing); none: no such limit"
+    )
     checkpoints: tuple[Checkpoint, ...] = key(default=(), doc="published checkpoint sizes")
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
     hf_repo: str | None = key(default=None, doc="its Hugging Face repository")
@@ -397,6 +400,11 @@ class Measurement(Record):
     nodes: int = key(default=1, doc="machines the deployment spanned")
     node_link: str | None = key(default=None, doc="the link id between the nodes (knowledge/links.yaml), if several")
     engine: str = key(choices=("vllm", "sglang", "trt-llm", "unknown"), doc="the serving engine")
+    ep_backend: str | None = key(
+        default=None,
+        choices=("nccl", "deepep", "deepep-tbo"),
+        doc="the expert all-to-all backend the run used, where the source names it; none: the scenario's default",
+    )
     layout: MeasuredLayout = key(doc="the measured layout")
     concurrency: int | None = key(default=None, doc="requests in flight (batch); none where not stated")
     input_tokens: int | None = key(default=None, doc="prompt length in tokens; none where not stated")

@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "9b366f59859da3fd"
+SOURCE_HASH = "42260d457ca14d9c"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -420,12 +420,13 @@ def f_ep_alltoall(env: Mapping[str, Any]) -> Any:
     v_moe_layers = env.get("moe_layers")
     v_experts_per_tok = env.get("experts_per_tok")
     v_hidden = env.get("hidden")
-    v_act_bytes = env.get("act_bytes")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
     v_ep = env.get("ep")
-    if v_moe_layers is None or v_experts_per_tok is None or v_hidden is None or v_act_bytes is None or v_ep is None:
+    if v_moe_layers is None or v_experts_per_tok is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep is None:
         return None
     try:
-        return 2 * v_moe_layers * v_experts_per_tok * v_hidden * v_act_bytes * (v_ep - 1) / v_ep / 1048576
+        return v_moe_layers * v_experts_per_tok * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) * (v_ep - 1) / v_ep / 1048576
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -436,6 +437,144 @@ def w_ep_alltoall(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_combine_bytes(env: Mapping[str, Any]) -> Any:
+    v_act_bytes = env.get("act_bytes")
+    if v_act_bytes is None:
+        return None
+    try:
+        return v_act_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_dest_nodes(env: Mapping[str, Any]) -> Any:
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_ep_nodes = env.get("ep_nodes")
+    if v_experts_per_tok is None or v_ep_nodes is None:
+        return None
+    try:
+        return min(v_experts_per_tok, v_ep_nodes)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_dest_nodes(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_ep_node_limit = env.get("ep_node_limit")
+    if v_ep is None or v_ep_node_limit is None:
+        return None
+    try:
+        return bool(v_ep > 1 and (not True))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_dest_nodes_limited(env: Mapping[str, Any]) -> Any:
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_ep_nodes = env.get("ep_nodes")
+    v_ep_node_limit = env.get("ep_node_limit")
+    if v_experts_per_tok is None or v_ep_nodes is None or v_ep_node_limit is None:
+        return None
+    try:
+        return min(v_experts_per_tok, v_ep_nodes, v_ep_node_limit)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_dest_nodes_limited(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_ep_node_limit = env.get("ep_node_limit")
+    if v_ep is None or v_ep_node_limit is None:
+        return None
+    try:
+        return bool(v_ep > 1 and True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_dispatch_bytes_deepep(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_dispatch_bytes_deepep(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    if v_ep_backend is None:
+        return None
+    try:
+        return bool(v_ep_backend != 'nccl')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_dispatch_bytes_plain(env: Mapping[str, Any]) -> Any:
+    v_act_bytes = env.get("act_bytes")
+    if v_act_bytes is None:
+        return None
+    try:
+        return v_act_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_dispatch_bytes_plain(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    if v_ep_backend is None:
+        return None
+    try:
+        return bool(v_ep_backend == 'nccl')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_wire_copies_per_expert(env: Mapping[str, Any]) -> Any:
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_ep = env.get("ep")
+    if v_experts_per_tok is None or v_ep is None:
+        return None
+    try:
+        return v_experts_per_tok * (v_ep - 1) / v_ep
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_wire_copies_per_expert(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_ep_backend = env.get("ep_backend")
+    v_ep_link = env.get("ep_link")
+    if v_ep is None or v_ep_backend is None or v_ep_link is None:
+        return None
+    try:
+        return bool(v_ep > 1 and (v_ep_backend == 'nccl' or v_ep_link != 'network'))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_wire_copies_per_node(env: Mapping[str, Any]) -> Any:
+    v_ep_dest_nodes = env.get("ep_dest_nodes")
+    v_ep_nodes = env.get("ep_nodes")
+    if v_ep_dest_nodes is None or v_ep_nodes is None:
+        return None
+    try:
+        return v_ep_dest_nodes * (v_ep_nodes - 1) / v_ep_nodes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_wire_copies_per_node(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_ep_backend = env.get("ep_backend")
+    v_ep_link = env.get("ep_link")
+    if v_ep is None or v_ep_backend is None or v_ep_link is None:
+        return None
+    try:
+        return bool(v_ep > 1 and v_ep_backend != 'nccl' and (v_ep_link == 'network'))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1282,6 +1421,39 @@ def f_prefill_busy_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_prefill_busy_time(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    if v_ep_backend is None:
+        return None
+    try:
+        return bool(v_ep_backend != 'deepep-tbo')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_prefill_busy_time_overlap(env: Mapping[str, Any]) -> Any:
+    v_prefill_compute_ms = env.get("prefill_compute_ms")
+    v_prefill_ep_ms = env.get("prefill_ep_ms")
+    v_prefill_tp_ms = env.get("prefill_tp_ms")
+    v_pp = env.get("pp")
+    if v_prefill_compute_ms is None or v_prefill_ep_ms is None or v_prefill_tp_ms is None or v_pp is None:
+        return None
+    try:
+        return (max(v_prefill_compute_ms, v_prefill_ep_ms) + v_prefill_tp_ms) / v_pp
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_prefill_busy_time_overlap(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    if v_ep_backend is None:
+        return None
+    try:
+        return bool(v_ep_backend == 'deepep-tbo')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_prefill_compute_time(env: Mapping[str, Any]) -> Any:
     v_active_params = env.get("active_params")
     v_attn_flops_per_context_token = env.get("attn_flops_per_context_token")
@@ -1345,14 +1517,15 @@ def f_prefill_ep_time(env: Mapping[str, Any]) -> Any:
     v_moe_layers = env.get("moe_layers")
     v_ep_link_latency_us = env.get("ep_link_latency_us")
     v_prompt_tokens = env.get("prompt_tokens")
-    v_experts_per_tok = env.get("experts_per_tok")
-    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
-    v_ep = env.get("ep")
+    v_ep_wire_copies = env.get("ep_wire_copies")
+    v_hidden = env.get("hidden")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
     v_ep_link_gbs = env.get("ep_link_gbs")
-    if v_moe_layers is None or v_ep_link_latency_us is None or v_prompt_tokens is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+    if v_moe_layers is None or v_ep_link_latency_us is None or v_prompt_tokens is None or v_ep_wire_copies is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers * (v_ep_link_latency_us / 1000 + v_prompt_tokens * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
+        return 2 * v_moe_layers * v_ep_link_latency_us / 1000 + v_moe_layers * v_prompt_tokens * v_ep_wire_copies * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) / (v_ep_link_gbs * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1646,13 +1819,15 @@ def f_stage_alltoall_time(env: Mapping[str, Any]) -> Any:
     v_ep_link_latency_us = env.get("ep_link_latency_us")
     v_micro_batch = env.get("micro_batch")
     v_experts_per_tok = env.get("experts_per_tok")
-    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_hidden = env.get("hidden")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
     v_ep = env.get("ep")
     v_ep_link_gbs = env.get("ep_link_gbs")
-    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_micro_batch is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_micro_batch is None or v_experts_per_tok is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_micro_batch * v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
+        return 2 * v_moe_layers / v_pp * v_ep_link_latency_us / 1000 + v_moe_layers / v_pp * v_micro_batch * v_experts_per_tok * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1672,13 +1847,15 @@ def f_stage_alltoall_time_one(env: Mapping[str, Any]) -> Any:
     v_pp = env.get("pp")
     v_ep_link_latency_us = env.get("ep_link_latency_us")
     v_experts_per_tok = env.get("experts_per_tok")
-    v_activation_bytes_per_token = env.get("activation_bytes_per_token")
+    v_hidden = env.get("hidden")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
     v_ep = env.get("ep")
     v_ep_link_gbs = env.get("ep_link_gbs")
-    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_experts_per_tok is None or v_activation_bytes_per_token is None or v_ep is None or v_ep_link_gbs is None:
+    if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_experts_per_tok is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep is None or v_ep_link_gbs is None:
         return None
     try:
-        return 2 * v_moe_layers / v_pp * (v_ep_link_latency_us / 1000 + v_experts_per_tok * v_activation_bytes_per_token * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000))
+        return 2 * v_moe_layers / v_pp * v_ep_link_latency_us / 1000 + v_moe_layers / v_pp * v_experts_per_tok * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1776,6 +1953,42 @@ def f_stage_step_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_step_time(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    v_micro_batch = env.get("micro_batch")
+    if v_ep_backend is None or v_micro_batch is None:
+        return None
+    try:
+        return bool(v_ep_backend != 'deepep-tbo' or v_micro_batch < 128)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
+    v_stage_mem_ms = env.get("stage_mem_ms")
+    v_stage_compute_ms = env.get("stage_compute_ms")
+    v_stage_ep_ms = env.get("stage_ep_ms")
+    v_expert_imbalance = env.get("expert_imbalance")
+    v_stage_tp_ms = env.get("stage_tp_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+        return None
+    try:
+        return max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
+    v_ep_backend = env.get("ep_backend")
+    v_micro_batch = env.get("micro_batch")
+    if v_ep_backend is None or v_micro_batch is None:
+        return None
+    try:
+        return bool(v_ep_backend == 'deepep-tbo' and v_micro_batch >= 128)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2499,6 +2712,13 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "embedding-params-unknown": f_embedding_params_unknown,
     "engine-reserve": f_engine_reserve,
     "ep-alltoall": f_ep_alltoall,
+    "ep-combine-bytes": f_ep_combine_bytes,
+    "ep-dest-nodes": f_ep_dest_nodes,
+    "ep-dest-nodes-limited": f_ep_dest_nodes_limited,
+    "ep-dispatch-bytes-deepep": f_ep_dispatch_bytes_deepep,
+    "ep-dispatch-bytes-plain": f_ep_dispatch_bytes_plain,
+    "ep-wire-copies-per-expert": f_ep_wire_copies_per_expert,
+    "ep-wire-copies-per-node": f_ep_wire_copies_per_node,
     "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
@@ -2543,6 +2763,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "pp-handoff-time-one": f_pp_handoff_time_one,
     "prefill-allreduce-time": f_prefill_allreduce_time,
     "prefill-busy-time": f_prefill_busy_time,
+    "prefill-busy-time-overlap": f_prefill_busy_time_overlap,
     "prefill-compute-time": f_prefill_compute_time,
     "prefill-compute-unknown": f_prefill_compute_unknown,
     "prefill-ep-none": f_prefill_ep_none,
@@ -2569,6 +2790,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-memory-time": f_stage_memory_time,
     "stage-memory-time-one": f_stage_memory_time_one,
     "stage-step-time": f_stage_step_time,
+    "stage-step-time-overlap": f_stage_step_time_overlap,
     "stage-weights-dense": f_stage_weights_dense,
     "stage-weights-moe": f_stage_weights_moe,
     "stage-weights-one-dense": f_stage_weights_one_dense,
@@ -2623,6 +2845,12 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "embedding-params-unknown": w_embedding_params_unknown,
     "engine-reserve": w_engine_reserve,
     "ep-alltoall": w_ep_alltoall,
+    "ep-dest-nodes": w_ep_dest_nodes,
+    "ep-dest-nodes-limited": w_ep_dest_nodes_limited,
+    "ep-dispatch-bytes-deepep": w_ep_dispatch_bytes_deepep,
+    "ep-dispatch-bytes-plain": w_ep_dispatch_bytes_plain,
+    "ep-wire-copies-per-expert": w_ep_wire_copies_per_expert,
+    "ep-wire-copies-per-node": w_ep_wire_copies_per_node,
     "expert-batch": w_expert_batch,
     "expert-fraction-dense": w_expert_fraction_dense,
     "expert-fraction-moe": w_expert_fraction_moe,
@@ -2658,6 +2886,8 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "pp-handoff-time": w_pp_handoff_time,
     "pp-handoff-time-one": w_pp_handoff_time_one,
     "prefill-allreduce-time": w_prefill_allreduce_time,
+    "prefill-busy-time": w_prefill_busy_time,
+    "prefill-busy-time-overlap": w_prefill_busy_time_overlap,
     "prefill-compute-time": w_prefill_compute_time,
     "prefill-compute-unknown": w_prefill_compute_unknown,
     "prefill-ep-none": w_prefill_ep_none,
@@ -2678,6 +2908,8 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-alltoall-time-one": w_stage_alltoall_time_one,
     "stage-compute-time": w_stage_compute_time,
     "stage-compute-time-unknown": w_stage_compute_time_unknown,
+    "stage-step-time": w_stage_step_time,
+    "stage-step-time-overlap": w_stage_step_time_overlap,
     "stage-weights-dense": w_stage_weights_dense,
     "stage-weights-moe": w_stage_weights_moe,
     "stage-weights-one-dense": w_stage_weights_one_dense,
@@ -2732,7 +2964,14 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "embedding-params": (('hidden', 'tied_embeddings', 'vocab'), ('vocab',)),
     "embedding-params-unknown": ((), ('vocab',)),
     "engine-reserve": (('pp', 'tp'), ('workload_kind',)),
-    "ep-alltoall": (('act_bytes', 'ep', 'experts_per_tok', 'hidden', 'moe_layers'), ('ep',)),
+    "ep-alltoall": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'experts_per_tok', 'hidden', 'moe_layers'), ('ep',)),
+    "ep-combine-bytes": (('act_bytes',), ()),
+    "ep-dest-nodes": (('ep_nodes', 'experts_per_tok'), ('ep', 'ep_node_limit')),
+    "ep-dest-nodes-limited": (('ep_node_limit', 'ep_nodes', 'experts_per_tok'), ('ep', 'ep_node_limit')),
+    "ep-dispatch-bytes-deepep": ((), ('ep_backend',)),
+    "ep-dispatch-bytes-plain": (('act_bytes',), ('ep_backend',)),
+    "ep-wire-copies-per-expert": (('ep', 'experts_per_tok'), ('ep', 'ep_backend', 'ep_link')),
+    "ep-wire-copies-per-node": (('ep_dest_nodes', 'ep_nodes'), ('ep', 'ep_backend', 'ep_link')),
     "expert-batch": (('expert_shards', 'micro_batch', 'tp'), ('model_kind',)),
     "expert-fraction-dense": ((), ('model_kind',)),
     "expert-fraction-moe": (('expert_params', 'params'), ('model_kind',)),
@@ -2776,11 +3015,12 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pp-handoff-time": (('activation_bytes_per_token', 'micro_batch', 'pp_link_gbs', 'pp_link_latency_us'), ('pp',)),
     "pp-handoff-time-one": (('activation_bytes_per_token', 'pp_link_gbs', 'pp_link_latency_us'), ('pp',)),
     "prefill-allreduce-time": (('allreduce_bytes_per_token', 'prompt_tokens', 'ring_factor', 'tp_link_gbs'), ('tp', 'workload_kind')),
-    "prefill-busy-time": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ()),
+    "prefill-busy-time": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
+    "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
     "prefill-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'prompt_tokens', 'tp'), ('gpu_tflops',)),
     "prefill-compute-unknown": ((), ('gpu_tflops',)),
     "prefill-ep-none": ((), ('ep',)),
-    "prefill-ep-time": (('activation_bytes_per_token', 'ep', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'moe_layers', 'prompt_tokens'), ('ep',)),
+    "prefill-ep-time": (('ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'ep_wire_copies', 'hidden', 'moe_layers', 'prompt_tokens'), ('ep',)),
     "prefill-pp-none": ((), ('pp',)),
     "prefill-pp-time": (('activation_bytes_per_token', 'pp', 'pp_link_gbs', 'pp_link_latency_us', 'prompt_tokens'), ('pp',)),
     "prefill-tp-none": ((), ('tp',)),
@@ -2796,13 +3036,14 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-allreduce-time-one": (('activation_bytes_per_token', 'n_layers', 'pp', 'ring_factor', 'tp_link_gbs', 'tp_link_latency_us'), ('tp',)),
     "stage-alltoall-none": ((), ('ep',)),
     "stage-alltoall-none-one": ((), ('ep',)),
-    "stage-alltoall-time": (('activation_bytes_per_token', 'ep', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'micro_batch', 'moe_layers', 'pp'), ('ep',)),
-    "stage-alltoall-time-one": (('activation_bytes_per_token', 'ep', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'moe_layers', 'pp'), ('ep',)),
+    "stage-alltoall-time": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'hidden', 'micro_batch', 'moe_layers', 'pp'), ('ep',)),
+    "stage-alltoall-time-one": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'hidden', 'moe_layers', 'pp'), ('ep',)),
     "stage-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'kv_context_tokens', 'micro_batch', 'pp', 'tp'), ('gpu_tflops',)),
     "stage-compute-time-unknown": ((), ('gpu_tflops',)),
     "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
-    "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ()),
+    "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
+    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
@@ -2862,7 +3103,14 @@ TEMPLATES: dict[str, str] = {
     'embedding-params': '{vocab} × {hidden} × (2 - {tied_embeddings})',
     'embedding-params-unknown': '0',
     'engine-reserve': '1.26 + 1.79 × min({tp} × {pp}, 2)',
-    'ep-alltoall': '2 × {moe_layers} × {experts_per_tok} × {hidden} × {act_bytes} × ({ep} - 1) / {ep} / 2^20',
+    'ep-alltoall': '{moe_layers} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / 2^20',
+    'ep-combine-bytes': '{act_bytes}',
+    'ep-dest-nodes': 'min({experts_per_tok}, {ep_nodes})',
+    'ep-dest-nodes-limited': 'min({experts_per_tok}, {ep_nodes}, {ep_node_limit})',
+    'ep-dispatch-bytes-deepep': '1',
+    'ep-dispatch-bytes-plain': '{act_bytes}',
+    'ep-wire-copies-per-expert': '{experts_per_tok} × ({ep} - 1) / {ep}',
+    'ep-wire-copies-per-node': '{ep_dest_nodes} × ({ep_nodes} - 1) / {ep_nodes}',
     'expert-batch': '{micro_batch} × {expert_shards} / {tp}',
     'expert-fraction-dense': '0',
     'expert-fraction-moe': 'min({expert_params} / {params}, 1)',
@@ -2907,10 +3155,11 @@ TEMPLATES: dict[str, str] = {
     'pp-handoff-time-one': '{pp_link_latency_us} / 1000 + {activation_bytes_per_token} / ({pp_link_gbs} × 10^6)',
     'prefill-allreduce-time': '{prompt_tokens} × {allreduce_bytes_per_token} × {ring_factor} / ({tp_link_gbs} × 10^9) × 10^3',
     'prefill-busy-time': '({prefill_compute_ms} + {prefill_tp_ms} + {prefill_ep_ms}) / {pp}',
+    'prefill-busy-time-overlap': '(max({prefill_compute_ms}, {prefill_ep_ms}) + {prefill_tp_ms}) / {pp}',
     'prefill-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {prompt_tokens} / 2) × {prompt_tokens} / {tp} / ({gpu_tflops} × {compute_efficiency} × 10^9)',
     'prefill-compute-unknown': '0',
     'prefill-ep-none': '0',
-    'prefill-ep-time': '2 × {moe_layers} × ({ep_link_latency_us} / 1000 + {prompt_tokens} × {experts_per_tok} × {activation_bytes_per_token} × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6))',
+    'prefill-ep-time': '2 × {moe_layers} × {ep_link_latency_us} / 1000 + {moe_layers} × {prompt_tokens} × {ep_wire_copies} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) / ({ep_link_gbs} × 10^6)',
     'prefill-pp-none': '0',
     'prefill-pp-time': '({pp} - 1) × ({pp_link_latency_us} / 1000 + {prompt_tokens} × {activation_bytes_per_token} / ({pp_link_gbs} × 10^6))',
     'prefill-tp-none': '0',
@@ -2926,13 +3175,14 @@ TEMPLATES: dict[str, str] = {
     'stage-allreduce-time-one': '2 × {n_layers} / {pp} × ({tp_link_latency_us} / 1000 + {ring_factor} × {activation_bytes_per_token} / ({tp_link_gbs} × 10^6))',
     'stage-alltoall-none': '0',
     'stage-alltoall-none-one': '0',
-    'stage-alltoall-time': '2 × {moe_layers} / {pp} × ({ep_link_latency_us} / 1000 + {micro_batch} × {experts_per_tok} × {activation_bytes_per_token} × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6))',
-    'stage-alltoall-time-one': '2 × {moe_layers} / {pp} × ({ep_link_latency_us} / 1000 + {experts_per_tok} × {activation_bytes_per_token} × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6))',
+    'stage-alltoall-time': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {moe_layers} / {pp} × {micro_batch} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
+    'stage-alltoall-time-one': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {moe_layers} / {pp} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
     'stage-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {kv_context_tokens}) × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops} × {compute_efficiency} × 10^9)',
     'stage-compute-time-unknown': '0',
     'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
+    'stage-step-time-overlap': 'max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',
