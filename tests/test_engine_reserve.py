@@ -35,17 +35,18 @@ def test_26_users_on_the_seeds_two_cards_keep_28_planned_and_hear_of_about_22_af
     warn = _finding(doc, "engine-reserve-below-users")
     assert warn is not None and warn["severity"] == "warning"
     figures = {f["fact"]: f for f in warn["figures"]}
-    assert figures["engine_reserve_gib_per_gpu"]["value"] == pytest.approx(3.05)
+    # vLLM V1's defaults on a 96 GB card: 1024 sequences sampled, 1024 × 128,256 × 4 B × 10.3 = 5.04 GiB, + 1.79
+    assert figures["engine_reserve_gib_per_gpu"]["value"] == pytest.approx(6.83, abs=0.005)
     assert figures["engine_reserve_gib_per_gpu"]["kind"] == "estimate"
-    assert figures["conversations_after_reserve"]["value"] == 22  # 2 × floor((18.04 - 3.05) / 1.25)
+    assert figures["conversations_after_reserve"]["value"] == 16  # 2 × floor((18.04 - 6.83) / 1.25)
     assert figures["conversations_after_reserve"]["kind"] == "estimate"
     assert warn["conflicts"] == ["engine-activation-reserve"]
-    assert {s["id"] for s in warn["sources"]} == {"vllm-gpu-worker-memory", "vllm-pr-10511-memory-profile"}
+    assert {s["id"] for s in warn["sources"]} >= {"vllm-gpu-worker-memory", "vllm-v0-profile-run"}
     code, out, _ = cli("recommend", *SEED_26)
     words = " ".join(out.split())
     assert "28 conversations, enough for the 26 users" in words
-    assert "about 3.0 GiB per GPU (an estimate from a published 8B start-up log)" in words
-    assert "15.0 GiB of cache per GPU hold 22 conversations" in words
+    assert "about 6.8 GiB per GPU (an estimate of vLLM's profile run" in words
+    assert "11.2 GiB of cache per GPU hold 16 conversations" in words
     assert "The seed's rule stays the planning figure" in words  # the conflict's resolution, beside it
 
 
@@ -53,13 +54,29 @@ def test_the_seed_figures_stand_and_the_reserve_is_counted_beside_them(advise):
     few = advise(with_users(RTX_PRO_70B, 20))
     assert few.env["cache_gib_per_gpu"] == pytest.approx(18.04)
     assert few.figures["conversations"] == 28
-    assert few.env["conversations_after_reserve"] == 22
-    assert few.finding("engine-reserve-below-users") is None  # 22 still hold 20 users
+    assert few.env["conversations_after_reserve"] == 16
+    assert few.finding("engine-reserve-below-users") is not None  # at vLLM's 1024 default sequences
     many = advise(with_users(RTX_PRO_70B, 60))
     assert many.figures["conversations"] == 83
-    assert many.env["engine_reserve_gib_per_gpu"] == pytest.approx(1.26 + 3.58)  # NCCL in a TP group
-    assert many.env["conversations_after_reserve"] == 75
+    # TP 2: the sampler's 5.04 GiB outweighs the halved forward pass; 3.58 GiB outside PyTorch in the group
+    assert many.env["engine_reserve_gib_per_gpu"] == pytest.approx(5.04 + 3.58, abs=0.005)
+    assert many.env["conversations_after_reserve"] == 69
     assert many.finding("engine-reserve-below-users") is None
+
+
+def test_256_sequences_given_shrink_the_reserve_to_the_forward_pass(advise, cli):
+    # "We start vLLM with --max-num-seqs 256: do 20 users still fit after its reserve?"
+    given = advise(with_users(RTX_PRO_70B, 20, max_num_seqs=256))
+    assert given.figures["conversations"] == 28
+    # the 70B's forward pass, 8192 × (2 × 8192 + 3 × 28672) × 2 B = 1.56 GiB, now tops the 1.26 GiB sampler
+    assert given.env["engine_forward_gib"] == pytest.approx(1.5625)
+    assert given.env["engine_reserve_gib_per_gpu"] == pytest.approx(1.5625 + 1.79)
+    assert given.env["conversations_after_reserve"] == 22
+    assert given.finding("engine-reserve-below-users") is None
+    doc = _json(cli, *SEED_26, "--max-num-seqs", "256", "--max-num-batched-tokens", "2048")
+    warn = _finding(doc, "engine-reserve-below-users")
+    assert warn is not None  # 26 users, 2 × floor((18.04 - 3.05) / 1.25) = 22 after the reserve
+    assert {f["fact"]: f["value"] for f in warn["figures"]}["conversations_after_reserve"] == 22
 
 
 def test_an_8b_model_on_one_24_gb_card_halves_its_conversations_after_the_reserve(cli):
@@ -78,7 +95,7 @@ def test_the_warning_is_german_too(cli):
     assert code == 0
     words = " ".join(out.split())
     assert "Nach vLLMs eigener Reserve passen womöglich weniger Gespräche als Nutzer" in words
-    assert "15,0 GiB Cache je GPU 22 Gespräche" in words
+    assert "11,2 GiB Cache je GPU 16 Gespräche" in words
 
 
 def _reserve_log_rows() -> list[list[str]]:
@@ -92,12 +109,26 @@ def _logged(source, label: str) -> list[float]:
     return [float(n) for q in source.quotes for n in re.findall(label + r" (?:takes )?([\d.]+)GiB", q.text)]
 
 
+# The catalogue model whose widths each log's row is computed with (the 11B Vision's text decoder is Llama 3.1 8B's).
+_MODELS = {"Llama 3 8B": ("llama 3.1 8b", "bf16"), "Llama 3.2 11B Vision": ("llama 3.1 8b", "bf16")}
+_MODELS["Gemma 3 27B AWQ"] = ("gemma 3 27b", "int4")
+
+
+def _new_reserve(advise, setup: str) -> float:
+    tp = int(re.search(r"TP (\d)", setup).group(1))  # type: ignore[union-attr]
+    tokens = int(re.search(r"(\d+) tokens", setup).group(1))  # type: ignore[union-attr]
+    seqs = int(re.search(r"(\d+) sequences?", setup).group(1))  # type: ignore[union-attr]
+    model, precision = _MODELS[setup.split(",")[0]]
+    scenario = {"model": model, "precision": precision, "hardware": {"gpu": "h100-sxm", "gpus_per_node": tp}}
+    scenario["workload"] = {"context_tokens": 4096, "max_num_batched_tokens": tokens, "max_num_seqs": seqs}
+    return advise(scenario, layout=Layout(1, tp, 1, 1)).env["engine_reserve_gib_per_gpu"]
+
+
 def test_the_reserve_is_set_against_six_start_up_logs_each_quoted_in_its_source(engine, advise):
     # "Where does the 3 GiB the engine keeps come from, and how does it compare on other cards?"
     rows = _reserve_log_rows()
     assert len(rows) >= 6
-    layouts = {1: Layout(2, 1, 1, 1), 2: Layout(1, 2, 1, 1)}
-    for source_id, setup, logged, advisor, ratio in rows:
+    for source_id, setup, logged, old, old_ratio, new, new_ratio in rows:
         source = engine.kb.sources[source_id]
         sums = {
             round(a + n, 2)
@@ -106,15 +137,26 @@ def test_the_reserve_is_set_against_six_start_up_logs_each_quoted_in_its_source(
         }
         assert float(logged) in sums, (source_id, logged, sums)  # the log's own words carry the figure
         tp = int(re.search(r"TP (\d)", setup).group(1))  # type: ignore[union-attr]
-        reserve = advise(RTX_PRO_70B, layout=layouts[min(tp, 2)]).env["engine_reserve_gib_per_gpu"]
-        assert float(advisor) == pytest.approx(reserve, abs=0.005)
-        assert float(ratio) == pytest.approx(reserve / float(logged), abs=0.006)
+        assert float(old) == pytest.approx(1.26 + 1.79 * min(tp, 2), abs=0.005)  # the one-log constant
+        assert float(old_ratio) == pytest.approx(float(old) / float(logged), abs=0.006)
+        if new.startswith("≥"):  # the model is not stated: only the part outside PyTorch, the same for any model
+            floor = engine.kb.settings["vllm_non_torch_gib"] * min(tp, 2)
+            assert float(new.lstrip("≥ ")) == pytest.approx(floor, abs=0.005)
+            assert float(new_ratio.lstrip("≥ ")) == pytest.approx(floor / float(logged), abs=0.006)
+            continue
+        reserve = _new_reserve(advise, setup)
+        assert float(new) == pytest.approx(reserve, abs=0.005), setup
+        assert float(new_ratio) == pytest.approx(reserve / float(logged), abs=0.006)
 
 
-def test_the_one_log_reserve_fits_its_own_log_only():
-    # The maintainer's 8B logs are reproduced; a 24 GB card's log lies far below, long budgets far above.
-    ratios = {(r[0], r[1]): float(r[4]) for r in _reserve_log_rows()}
-    own = [v for (src, _), v in ratios.items() if src == "vllm-pr-10511-memory-profile"]
-    assert own == [1.0, 1.0]
-    assert ratios[("vllm-pr-14447-memory-profile", next(s for src, s in ratios if "14447" in src))] > 5
-    assert min(ratios.values()) < 0.1
+def test_the_formula_reproduces_the_logs_it_was_fitted_to_and_states_how_far_the_others_lie():
+    # The maintainer's 8B logs are exact; of the held-back logs one lies inside the 1.5 band, the rest are explained.
+    rows = {(r[0], r[1]): (float(r[4]), r[6]) for r in _reserve_log_rows()}
+    fitted = [new for (src, _), (_, new) in rows.items() if src == "vllm-pr-10511-memory-profile"]
+    assert fitted == ["1.00", "1.00"]
+    held = {setup: new for (src, setup), (_, new) in rows.items() if src != "vllm-pr-10511-memory-profile"}
+    inside = [setup for setup, ratio in held.items() if not ratio.startswith("≥") and 1 / 1.5 <= float(ratio) <= 1.5]
+    assert [s.split(",")[0] for s in inside] == ["Gemma 3 27B AWQ"]
+    vision = next(v for s, v in held.items() if s.startswith("Llama 3.2 11B Vision"))
+    old_vision = next(o for (_, s), (o, _) in rows.items() if s.startswith("Llama 3.2 11B Vision"))
+    assert old_vision < float(vision) < 1  # closer than the constant, still short: the vision tower is not modelled

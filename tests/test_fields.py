@@ -23,30 +23,30 @@ ROOT = Path(__file__).resolve().parents[1]
 # The fact a rule would name, in a facts file of its own beside facts.yaml.
 NEW_FACT = """\
 facts:
-  max_num_seqs:
+  seq_limit:
     kind: input
     type: integer
-    scenario: workload.max_num_seqs
+    scenario: workload.seq_limit
     doc:
-      en: "Most sequences one replica runs at once (vLLM --max-num-seqs)."
-      de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (vLLM --max-num-seqs)."
+      en: "Most sequences one replica runs at once (a field this test adds)."
+      de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (ein Feld, das dieser Test hinzufügt)."
     question:
       en: "How many sequences may one replica run at once?"
       de: "Wie viele Sequenzen darf ein Replikat gleichzeitig ausführen?"
 """
 # The one row of the field table: the field, and (its `fact:` block) the fact the rules may name.
 NEW_ROW = """\
-  max_num_seqs:
-    path: workload.max_num_seqs
+  seq_limit:
+    path: workload.seq_limit
     type: count
-    flag: --max-num-seqs
+    flag: --seq-limit
     label: {en: "sequence limit", de: "Sequenzgrenze"}
     help: {en: "most sequences one replica runs at once", de: "höchstens gleichzeitig laufende Sequenzen je Replikat"}
     text: {unit: '(?:seqs|sequences|sequenzen)\\b'}
     fact:
       doc:
-        en: "Most sequences one replica runs at once (vLLM --max-num-seqs)."
-        de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (vLLM --max-num-seqs)."
+        en: "Most sequences one replica runs at once (a field this test adds)."
+        de: "Höchstens gleichzeitig laufende Sequenzen je Replikat (ein Feld, das dieser Test hinzufügt)."
       question:
         en: "How many sequences may one replica run at once?"
         de: "Wie viele Sequenzen darf ein Replikat gleichzeitig ausführen?"
@@ -92,10 +92,10 @@ def env_for(root: Path) -> dict[str, str]:
 
 def test_without_its_row_a_fact_is_no_flag(knowledge_with_fact):
     run = advisor(
-        env_for(knowledge_with_fact), "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64"
+        env_for(knowledge_with_fact), "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--seq-limit", "64"
     )
     assert run.returncode == 2
-    assert "unrecognized arguments: --max-num-seqs" in run.stderr
+    assert "unrecognized arguments: --seq-limit" in run.stderr
 
 
 @pytest.fixture(scope="module")
@@ -111,36 +111,34 @@ def knowledge_with_row(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_one_row_is_a_cli_flag(knowledge_with_row):
     env = env_for(knowledge_with_row)
     helped = advisor(env, "recommend", "--help")
-    assert "--max-num-seqs MAX_NUM_SEQS" in helped.stdout
+    assert "--seq-limit SEQ_LIMIT" in helped.stdout
     assert "most sequences one replica runs at once" in helped.stdout
-    run = advisor(
-        env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "64", "--format", "json"
-    )
+    run = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--seq-limit", "64", "--format", "json")
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["input"]["workload"]["max_num_seqs"] == 64
-    bad = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--max-num-seqs", "many")
+    assert json.loads(run.stdout)["input"]["workload"]["seq_limit"] == 64
+    bad = advisor(env, "recommend", "--model", "llama 3.1 8b", "--gpu", "l4", "--seq-limit", "many")
     assert bad.returncode != 0
-    assert "workload.max_num_seqs: expected a whole number, not 'many'" in bad.stderr
+    assert "workload.seq_limit: expected a whole number, not 'many'" in bad.stderr
 
 
 def test_one_row_is_a_scenario_field(knowledge_with_row, tmp_path):
     scenario = tmp_path / "serving.yaml"
-    scenario.write_text("model: llama 3.1 8b\nhardware: {gpu: l4}\nworkload: {max_num_seqs: 32}\n", encoding="utf-8")
+    scenario.write_text("model: llama 3.1 8b\nhardware: {gpu: l4}\nworkload: {seq_limit: 32}\n", encoding="utf-8")
     run = advisor(env_for(knowledge_with_row), "recommend", str(scenario), "--format", "json")
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["input"]["workload"]["max_num_seqs"] == 32
+    assert json.loads(run.stdout)["input"]["workload"]["seq_limit"] == 32
     misplaced = tmp_path / "misplaced.yaml"
-    misplaced.write_text("model: llama 3.1 8b\nhardware: {gpu: l4, max_num_seqs: 32}\n", encoding="utf-8")
+    misplaced.write_text("model: llama 3.1 8b\nhardware: {gpu: l4, seq_limit: 32}\n", encoding="utf-8")
     run = advisor(env_for(knowledge_with_row), "recommend", str(misplaced))
-    assert "unknown field 'hardware.max_num_seqs'" in run.stderr
+    assert "unknown field 'hardware.seq_limit'" in run.stderr
 
 
 @pytest.mark.parametrize(
     ("lang", "said", "expected"),
     [
-        ("en", "/set max_num_seqs 48", "Changed sequence limit: — → 48."),
+        ("en", "/set seq_limit 48", "Changed sequence limit: — → 48."),
         ("de", "/set Sequenzgrenze 48", "Sequenzgrenze geändert: — → 48."),
-        ("en", "/set workload.max_num_seqs 1k", "Changed sequence limit: — → 1,024."),
+        ("en", "/set workload.seq_limit 1k", "Changed sequence limit: — → 1,024."),
     ],
 )
 def test_one_row_is_a_chat_fact_with_its_labels(knowledge_with_row, lang, said, expected):
@@ -166,7 +164,7 @@ def test_one_row_is_read_in_free_text(knowledge_with_row):
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    assert "understood: {'workload.max_num_seqs': 16}" in run.stdout
+    assert "understood: {'workload.seq_limit': 16}" in run.stdout
 
 
 # --- the table agrees with the fact table, the settings and the CLI -------------------------------
@@ -223,8 +221,8 @@ def test_a_doubled_flag_is_refused_with_its_name(tmp_path):
 
 def test_one_row_is_a_fact_the_rules_can_name(knowledge_with_row):
     kb = load(knowledge_with_row)
-    spec = kb.facts["max_num_seqs"]
-    assert (spec.kind, spec.type, spec.scenario) == ("input", "integer", "workload.max_num_seqs")
+    spec = kb.facts["seq_limit"]
+    assert (spec.kind, spec.type, spec.scenario) == ("input", "integer", "workload.seq_limit")
     assert spec.question is not None and spec.question.get("de").startswith("Wie viele Sequenzen")
 
 

@@ -140,6 +140,7 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     for fact, key in (
         ("n_layers", "num_hidden_layers"),
         ("hidden", "hidden_size"),
+        ("inter", "intermediate_size"),
         ("n_heads", "num_attention_heads"),
         ("n_kv_heads", "num_key_value_heads"),
         ("head_dim", "head_dim"),
@@ -204,6 +205,8 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "train_sequence_tokens",
         "mem_bw_efficiency",
         "compute_efficiency",
+        "vllm_sampler_fp32_copies",
+        "vllm_non_torch_gib",
     ):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
     put(

@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "42260d457ca14d9c"
+SOURCE_HASH = "590b2b885f6a1b7b"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -395,18 +395,237 @@ def w_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
         return None
 
 
-def f_engine_reserve(env: Mapping[str, Any]) -> Any:
-    v_tp = env.get("tp")
-    v_pp = env.get("pp")
-    if v_tp is None or v_pp is None:
+def f_engine_batched_tokens_default_large(env: Mapping[str, Any]) -> Any:
+    try:
+        return 8192
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_batched_tokens_default_large(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_batched_tokens = env.get("max_num_batched_tokens")
+    v_gpu_mem_gib = env.get("gpu_mem_gib")
+    v_gpu_arch = env.get("gpu_arch")
+    if v_workload_kind is None or v_max_num_batched_tokens is None or v_gpu_mem_gib is None or v_gpu_arch is None:
         return None
     try:
-        return 1.26 + 1.79 * min(v_tp * v_pp, 2)
+        return bool(v_workload_kind == 'inference' and (not True) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_batched_tokens_default_small(env: Mapping[str, Any]) -> Any:
+    try:
+        return 2048
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_batched_tokens_default_small(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_batched_tokens = env.get("max_num_batched_tokens")
+    v_gpu_mem_gib = env.get("gpu_mem_gib")
+    v_gpu_arch = env.get("gpu_arch")
+    if v_workload_kind is None or v_max_num_batched_tokens is None or v_gpu_mem_gib is None or v_gpu_arch is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and (not True) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_batched_tokens_given(env: Mapping[str, Any]) -> Any:
+    v_max_num_batched_tokens = env.get("max_num_batched_tokens")
+    if v_max_num_batched_tokens is None:
+        return None
+    try:
+        return v_max_num_batched_tokens
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_batched_tokens_given(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_batched_tokens = env.get("max_num_batched_tokens")
+    if v_workload_kind is None or v_max_num_batched_tokens is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_forward_dense(env: Mapping[str, Any]) -> Any:
+    v_engine_batched_tokens = env.get("engine_batched_tokens")
+    v_hidden = env.get("hidden")
+    v_inter = env.get("inter")
+    v_tp = env.get("tp")
+    v_act_bytes = env.get("act_bytes")
+    if v_engine_batched_tokens is None or v_hidden is None or v_inter is None or v_tp is None or v_act_bytes is None:
+        return None
+    try:
+        return v_engine_batched_tokens * (2 * v_hidden + 3 * v_inter / v_tp) * v_act_bytes / 1073741824
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_forward_dense(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_model_kind = env.get("model_kind")
+    if v_workload_kind is None or v_model_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and v_model_kind == 'dense')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_forward_moe(env: Mapping[str, Any]) -> Any:
+    v_engine_batched_tokens = env.get("engine_batched_tokens")
+    v_hidden = env.get("hidden")
+    v_experts_per_tok = env.get("experts_per_tok")
+    v_moe_inter = env.get("moe_inter")
+    v_tp = env.get("tp")
+    v_act_bytes = env.get("act_bytes")
+    if v_engine_batched_tokens is None or v_hidden is None or v_experts_per_tok is None or v_moe_inter is None or v_tp is None or v_act_bytes is None:
+        return None
+    try:
+        return v_engine_batched_tokens * (2 * v_hidden + v_experts_per_tok * (3 * v_moe_inter / v_tp + v_hidden)) * v_act_bytes / 1073741824
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_forward_moe(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_model_kind = env.get("model_kind")
+    if v_workload_kind is None or v_model_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and v_model_kind == 'moe')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_max_seqs_default_large(env: Mapping[str, Any]) -> Any:
+    try:
+        return 1024
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_max_seqs_default_large(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_seqs = env.get("max_num_seqs")
+    v_gpu_mem_gib = env.get("gpu_mem_gib")
+    v_gpu_arch = env.get("gpu_arch")
+    if v_workload_kind is None or v_max_num_seqs is None or v_gpu_mem_gib is None or v_gpu_arch is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and (not True) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_max_seqs_default_small(env: Mapping[str, Any]) -> Any:
+    try:
+        return 256
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_max_seqs_default_small(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_seqs = env.get("max_num_seqs")
+    v_gpu_mem_gib = env.get("gpu_mem_gib")
+    v_gpu_arch = env.get("gpu_arch")
+    if v_workload_kind is None or v_max_num_seqs is None or v_gpu_mem_gib is None or v_gpu_arch is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and (not True) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_max_seqs_given(env: Mapping[str, Any]) -> Any:
+    v_max_num_seqs = env.get("max_num_seqs")
+    if v_max_num_seqs is None:
+        return None
+    try:
+        return v_max_num_seqs
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_max_seqs_given(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    v_max_num_seqs = env.get("max_num_seqs")
+    if v_workload_kind is None or v_max_num_seqs is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference' and True)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_non_torch(env: Mapping[str, Any]) -> Any:
+    v_vllm_non_torch_gib = env.get("vllm_non_torch_gib")
+    v_tp = env.get("tp")
+    v_pp = env.get("pp")
+    if v_vllm_non_torch_gib is None or v_tp is None or v_pp is None:
+        return None
+    try:
+        return v_vllm_non_torch_gib * min(v_tp * v_pp, 2)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_non_torch(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_reserve(env: Mapping[str, Any]) -> Any:
+    v_engine_forward_gib = env.get("engine_forward_gib")
+    v_engine_sampler_gib = env.get("engine_sampler_gib")
+    v_engine_non_torch_gib = env.get("engine_non_torch_gib")
+    if v_engine_forward_gib is None or v_engine_sampler_gib is None or v_engine_non_torch_gib is None:
+        return None
+    try:
+        return max(v_engine_forward_gib, v_engine_sampler_gib) + v_engine_non_torch_gib
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
 
 def w_engine_reserve(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_engine_sampler(env: Mapping[str, Any]) -> Any:
+    v_engine_max_seqs = env.get("engine_max_seqs")
+    v_engine_batched_tokens = env.get("engine_batched_tokens")
+    v_vocab = env.get("vocab")
+    v_vllm_sampler_fp32_copies = env.get("vllm_sampler_fp32_copies")
+    if v_engine_max_seqs is None or v_engine_batched_tokens is None or v_vocab is None or v_vllm_sampler_fp32_copies is None:
+        return None
+    try:
+        return min(v_engine_max_seqs, v_engine_batched_tokens) * v_vocab * 4 * v_vllm_sampler_fp32_copies / 1073741824
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_engine_sampler(env: Mapping[str, Any]) -> Any:
     v_workload_kind = env.get("workload_kind")
     if v_workload_kind is None:
         return None
@@ -2710,7 +2929,17 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "decode-upper-bound": f_decode_upper_bound,
     "embedding-params": f_embedding_params,
     "embedding-params-unknown": f_embedding_params_unknown,
+    "engine-batched-tokens-default-large": f_engine_batched_tokens_default_large,
+    "engine-batched-tokens-default-small": f_engine_batched_tokens_default_small,
+    "engine-batched-tokens-given": f_engine_batched_tokens_given,
+    "engine-forward-dense": f_engine_forward_dense,
+    "engine-forward-moe": f_engine_forward_moe,
+    "engine-max-seqs-default-large": f_engine_max_seqs_default_large,
+    "engine-max-seqs-default-small": f_engine_max_seqs_default_small,
+    "engine-max-seqs-given": f_engine_max_seqs_given,
+    "engine-non-torch": f_engine_non_torch,
     "engine-reserve": f_engine_reserve,
+    "engine-sampler": f_engine_sampler,
     "ep-alltoall": f_ep_alltoall,
     "ep-combine-bytes": f_ep_combine_bytes,
     "ep-dest-nodes": f_ep_dest_nodes,
@@ -2843,7 +3072,17 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "decode-upper-bound": w_decode_upper_bound,
     "embedding-params": w_embedding_params,
     "embedding-params-unknown": w_embedding_params_unknown,
+    "engine-batched-tokens-default-large": w_engine_batched_tokens_default_large,
+    "engine-batched-tokens-default-small": w_engine_batched_tokens_default_small,
+    "engine-batched-tokens-given": w_engine_batched_tokens_given,
+    "engine-forward-dense": w_engine_forward_dense,
+    "engine-forward-moe": w_engine_forward_moe,
+    "engine-max-seqs-default-large": w_engine_max_seqs_default_large,
+    "engine-max-seqs-default-small": w_engine_max_seqs_default_small,
+    "engine-max-seqs-given": w_engine_max_seqs_given,
+    "engine-non-torch": w_engine_non_torch,
     "engine-reserve": w_engine_reserve,
+    "engine-sampler": w_engine_sampler,
     "ep-alltoall": w_ep_alltoall,
     "ep-dest-nodes": w_ep_dest_nodes,
     "ep-dest-nodes-limited": w_ep_dest_nodes_limited,
@@ -2963,7 +3202,17 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "decode-upper-bound": (('active_weight_bytes', 'mem_bw_gbs', 'tp'), ('workload_kind',)),
     "embedding-params": (('hidden', 'tied_embeddings', 'vocab'), ('vocab',)),
     "embedding-params-unknown": ((), ('vocab',)),
-    "engine-reserve": (('pp', 'tp'), ('workload_kind',)),
+    "engine-batched-tokens-default-large": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_batched_tokens', 'workload_kind')),
+    "engine-batched-tokens-default-small": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_batched_tokens', 'workload_kind')),
+    "engine-batched-tokens-given": (('max_num_batched_tokens',), ('max_num_batched_tokens', 'workload_kind')),
+    "engine-forward-dense": (('act_bytes', 'engine_batched_tokens', 'hidden', 'inter', 'tp'), ('model_kind', 'workload_kind')),
+    "engine-forward-moe": (('act_bytes', 'engine_batched_tokens', 'experts_per_tok', 'hidden', 'moe_inter', 'tp'), ('model_kind', 'workload_kind')),
+    "engine-max-seqs-default-large": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_seqs', 'workload_kind')),
+    "engine-max-seqs-default-small": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_seqs', 'workload_kind')),
+    "engine-max-seqs-given": (('max_num_seqs',), ('max_num_seqs', 'workload_kind')),
+    "engine-non-torch": (('pp', 'tp', 'vllm_non_torch_gib'), ('workload_kind',)),
+    "engine-reserve": (('engine_forward_gib', 'engine_non_torch_gib', 'engine_sampler_gib'), ('workload_kind',)),
+    "engine-sampler": (('engine_batched_tokens', 'engine_max_seqs', 'vllm_sampler_fp32_copies', 'vocab'), ('workload_kind',)),
     "ep-alltoall": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'experts_per_tok', 'hidden', 'moe_layers'), ('ep',)),
     "ep-combine-bytes": (('act_bytes',), ()),
     "ep-dest-nodes": (('ep_nodes', 'experts_per_tok'), ('ep', 'ep_node_limit')),
@@ -3102,7 +3351,17 @@ TEMPLATES: dict[str, str] = {
     'decode-upper-bound': '{mem_bw_gbs} × 10^9 × {tp} / {active_weight_bytes}',
     'embedding-params': '{vocab} × {hidden} × (2 - {tied_embeddings})',
     'embedding-params-unknown': '0',
-    'engine-reserve': '1.26 + 1.79 × min({tp} × {pp}, 2)',
+    'engine-batched-tokens-default-large': '8192',
+    'engine-batched-tokens-default-small': '2048',
+    'engine-batched-tokens-given': '{max_num_batched_tokens}',
+    'engine-forward-dense': '{engine_batched_tokens} × (2 × {hidden} + 3 × {inter} / {tp}) × {act_bytes} / 2^30',
+    'engine-forward-moe': '{engine_batched_tokens} × (2 × {hidden} + {experts_per_tok} × (3 × {moe_inter} / {tp} + {hidden})) × {act_bytes} / 2^30',
+    'engine-max-seqs-default-large': '1024',
+    'engine-max-seqs-default-small': '256',
+    'engine-max-seqs-given': '{max_num_seqs}',
+    'engine-non-torch': '{vllm_non_torch_gib} × min({tp} × {pp}, 2)',
+    'engine-reserve': 'max({engine_forward_gib}, {engine_sampler_gib}) + {engine_non_torch_gib}',
+    'engine-sampler': 'min({engine_max_seqs}, {engine_batched_tokens}) × {vocab} × 4 × {vllm_sampler_fp32_copies} / 2^30',
     'ep-alltoall': '{moe_layers} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / 2^20',
     'ep-combine-bytes': '{act_bytes}',
     'ep-dest-nodes': 'min({experts_per_tok}, {ep_nodes})',
