@@ -159,7 +159,8 @@ def _group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[s
         domains = topology.get("nvlink_domains") or []
         spans = sum(1 for d in domains if set(d) & set(groups[0])) > 1 and any(len(d) > 1 for d in domains)
         f.put("tp_gpus_span_domains", spans, None)
-        f.values["tp_link"] = "nvlink" if worst.startswith("NV") else "pcie"
+        # SYS crosses the CPUs' own link: priced as the `socket` link (knowledge/links.yaml), not plain PCIe
+        f.values["tp_link"] = "nvlink" if worst.startswith("NV") else "socket" if worst == "SYS" else "pcie"
         f.values["tp_spans_nvlink_domains"] = spans
     return groups
 

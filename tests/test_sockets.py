@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from advisor.core.layouts import Layout, Machine, aligned_links, place
 from advisor.inputs.evidence.registry import contributions, parse_files
+from tests.evidence_data import bundle, verbatim
 
 AUDIT = Path(__file__).parent / "data" / "audit"
 
@@ -45,3 +47,121 @@ def test_copies_that_fit_a_socket_stay_inside_it_and_nvlink_still_wins() -> None
     assert one_socket is not None and one_socket.starts == (0, 3)
     nvswitch = Machine(1, 8, 8, True, socket=4)
     assert aligned_links(Layout(1, 8, 1), nvswitch) == {"tp": "nvlink", "pp": "none", "ep": "none", "dp": "none"}
+
+
+# ---- what a user sees: the audit's "deploy instead", the rule that prices the CPU link, `recommend` ----
+
+QUDA_TWO_SOCKETS = "topo_08_8gpu_plx_pix_pxb_sys_mlx5_old_legend.txt"  # lattice/quda#669: GPU0-3 | GPU4-7, SYS
+RTX4090_TWO_SOCKETS = "topo_19_8xRTX4090_2socket_pix_quads_sys_bond_nic.txt"  # NVIDIA/nccl-tests#307
+
+# The customer's deployment beside the real topo -m of lattice/quda#669. That thread names no GPU model, so
+# the card is the customer's statement (eight L40S), written here, not taken from the thread.
+L40S_TP8 = """\
+model: Llama 3.3 70B Instruct
+precision: fp8
+hardware: {{gpu: L40S}}
+workload: {{concurrent_conversations: {users}, goal: {goal}}}
+deployment: {{engine: vllm, tp: 8}}
+"""
+
+
+def _audit_json(cli, folder) -> dict:
+    code, out, _ = cli("audit", str(folder), "--format", "json")
+    assert code in (0, 1)
+    return json.loads(out)
+
+
+def test_audit_of_tp8_across_two_sockets_deploys_a_tp4_copy_per_socket_for_throughput(cli, tmp_path):
+    """'We serve 16 users with TP 8 on our eight-card box (SYS between GPU0-3 and GPU4-7): what would you run?'
+
+    By hand: TP 8's all-reduces cross the sockets, 20.36 µs measured for two GPUs (gh-nccl-428) times
+    log2(8) / log2(2) = 61.08 µs each, 160 per token (2 × 80 layers): 9.8 ms per token. Estimated, TP 8
+    holds 367 tokens/s for the 16 users and 2 × TP 4 (one copy per socket, PXB inside) 335: 335 / 367 =
+    0.91, inside the 10 % throughput tolerance of rules/selection.yaml, so the next key decides, the
+    slowest link of the per-layer collectives: PCIe inside a socket beats the CPU interconnect.
+    """
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim(QUDA_TWO_SOCKETS), "deployment.yaml": L40S_TP8.format(users=16, goal="throughput")},
+    )
+    doc = _audit_json(cli, folder)
+    deploy = doc["deploy"]
+    assert deploy["differs"] is True and deploy["against_deployed"] == []
+    assert deploy["deployed"]["label"] == "TP 8" and deploy["deployed"]["tp_path"] == "SYS"
+    assert deploy["recommended"]["label"] == "2 × TP 4" and deploy["recommended"]["gpus"] == "0-3 | 4-7"
+    assert deploy["recommended"]["groups"] == [
+        [[{"node": 0, "gpus": [0, 1, 2, 3]}]],
+        [[{"node": 0, "gpus": [4, 5, 6, 7]}]],
+    ]
+    assert deploy["recommended"]["tp_path"] == "PXB"
+    new, old = deploy["recommended"]["figures"], deploy["deployed"]["figures"]
+    assert round(old["throughput_tokens_per_s"]) == 367 and round(new["throughput_tokens_per_s"]) == 335
+    assert 0.9 <= new["throughput_tokens_per_s"] / old["throughput_tokens_per_s"] < 1
+    found = {f["rule"]: f for f in doc["findings"]}
+    assert "audit-deploy-instead" in found and "tp-crosses-sockets" in found
+    _, out, _ = cli("audit", str(folder))
+    assert "Would deploy 2 × TP 4 on GPUs 0-3 | 4-7 instead of TP 8 (audit-deploy-instead)" in out
+    assert "at the users' load 335 tokens/s against 367" in " ".join(out.split())
+
+
+def test_audit_of_tp8_across_two_sockets_keeps_it_for_one_users_speed(cli, tmp_path):
+    """The same box, goal latency: TP 8 reads an eighth of the weights per GPU at once; for one user that
+    outweighs its 9.8 ms of all-reduce waits per token (about 38 tokens/s against 27 for a TP 4 copy)."""
+    folder = bundle(
+        tmp_path / "b",
+        {"topo.txt": verbatim(QUDA_TWO_SOCKETS), "deployment.yaml": L40S_TP8.format(users=1, goal="latency")},
+    )
+    deploy = _audit_json(cli, folder)["deploy"]
+    assert deploy["differs"] is False and deploy["recommended"] == deploy["deployed"]
+    assert deploy["deployed"]["gpus"] == "0-7" and deploy["deployed"]["tp_path"] == "SYS"
+    assert round(deploy["deployed"]["figures"]["one_user_tokens_per_s"]) == 38
+    _, out, _ = cli("audit", str(folder))
+    assert "The deployed TP 8 on GPUs 0-7 is what the advisor recommends for this host" in out
+
+
+def test_the_rule_prices_each_cross_socket_all_reduce_on_the_rtx_4090_thread(cli, tmp_path):
+    """NVIDIA/nccl-tests#307's eight RTX 4090 (its description names them; its topo -m shows PIX quads and
+    SYS between them), with a TP 8 deployment the customer states: the audit says what each all-reduce
+    over the CPU link costs. 20.36 µs × log2(8) = 61.08 µs; × 160 all-reduces = 9,773 µs = 9.8 ms."""
+    plan = "model: Llama 3.3 70B Instruct\nprecision: fp8\nhardware: {gpu: RTX 4090}\ndeployment: {tp: 8}\n"
+    folder = bundle(tmp_path / "b", {"topo.txt": verbatim(RTX4090_TWO_SOCKETS), "deployment.yaml": plan})
+    doc = _audit_json(cli, folder)
+    assert doc["facts"]["gpus_per_socket"] == 4
+    _, out, _ = cli("audit", str(folder))
+    flat = " ".join(out.split())
+    assert "TP 8 crosses the CPU interconnect (SYS) (tp-crosses-sockets)" in flat
+    assert "each of its 160 all-reduces per token crosses the link between the processors" in flat
+    assert "Each pays about 61 µs before any data moves: about 9.8 ms per token over the model's 80 layers" in flat
+    assert "Keep each TP group inside one socket (4 GPUs)" in flat
+    _, out_de, _ = cli("audit", str(folder), "--lang", "de")
+    assert "etwa 9,8 ms je Token über die 80 Schichten des Modells" in " ".join(out_de.split())
+
+
+RECOMMEND = ("recommend", "--model", "Llama 3.3 70B Instruct", "--precision", "fp8", "--gpu", "l40s", "--gpus", "8")
+
+
+def test_recommend_told_four_gpus_per_socket_keeps_each_copy_inside_a_socket(cli):
+    """'Eight L40S, two sockets with four GPUs each, 16 users: how do I split Llama 3.3 70B?'"""
+    code, out, _ = cli(*RECOMMEND, "--users", "16", "--gpus-per-socket", "4")
+    flat = " ".join(out.split())
+    assert code == 0 and "Recommendation: 2 × TP 4" in out
+    assert (
+        "as fast by the estimate, but its per-layer collectives cross PCIe across the CPU sockets (SYS) where "
+        "those of 2 × TP 4 stay on faster links; about as much throughput (367 against 335 tokens/s, within 10 %)"
+    ) in flat
+    _, doc, _ = cli(*RECOMMEND, "--users", "16", "--gpus-per-socket", "4", "--format", "json")
+    data = json.loads(doc)
+    assert data["input_states"]["gpus_per_socket"] == "given"
+    tp8 = next(a for a in data["alternatives"] if a["layout"]["tp"] == 8)
+    assert "tp-crosses-sockets" in tp8["rules"]
+    # unstated, one socket per node is assumed: nothing crosses the CPU link and TP 8 wins
+    _, plain, _ = cli(*RECOMMEND, "--users", "16")
+    assert "Recommendation: TP 8" in plain and "socket" not in plain.lower()
+
+
+def test_recommend_for_one_users_speed_names_the_cross_socket_cost_of_tp8(cli):
+    code, out, _ = cli(*RECOMMEND, "--users", "1", "--goal", "latency", "--gpus-per-socket", "4")
+    flat = " ".join(out.split())
+    assert code == 0 and "Recommendation: TP 8" in out
+    assert "[advice] TP 8 crosses the CPU interconnect (SYS) (tp-crosses-sockets)" in flat
+    assert "about 9.8 ms per token over the model's 80 layers" in flat

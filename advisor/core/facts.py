@@ -258,8 +258,9 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "no cross-socket rate measured: the card's own PCIe rate per direction (knowledge/links.yaml)",
         socket_link.cite.get("gbs_per_direction") if socket_link else None,
     )
-    # unknown unless the host's topo -m shows it: one socket is assumed, so nothing is charged the CPU link
-    put("gpus_per_socket", None, "unknown", "not stated: one CPU socket per node assumed")
+    if env.get("gpus_per_socket") is None:
+        # unknown unless stated or read from topo -m: one socket is assumed, so nothing crosses the CPU link
+        put("gpus_per_socket", None, "unknown", "not stated: one CPU socket per node assumed")
     put("total_gpus", per_node * hw["nodes"], "derived", "gpus_per_node × nodes")
     domain = speeds["nvlink_domain_size"]
     put("nvlink_domain_size", domain, "derived", f"nvlink: {nvlink}")

@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "590b2b885f6a1b7b"
+SOURCE_HASH = "fe83d519ea73d077"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -68,6 +68,27 @@ def f_allreduce_count(env: Mapping[str, Any]) -> Any:
 
 
 def w_allreduce_count(env: Mapping[str, Any]) -> Any:
+    v_tp = env.get("tp")
+    if v_tp is None:
+        return None
+    try:
+        return bool(v_tp > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_allreduce_latency_per_token(env: Mapping[str, Any]) -> Any:
+    v_allreduce_count_per_token = env.get("allreduce_count_per_token")
+    v_tp_link_latency_us = env.get("tp_link_latency_us")
+    if v_allreduce_count_per_token is None or v_tp_link_latency_us is None:
+        return None
+    try:
+        return v_allreduce_count_per_token * v_tp_link_latency_us / 1000
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_allreduce_latency_per_token(env: Mapping[str, Any]) -> Any:
     v_tp = env.get("tp")
     if v_tp is None:
         return None
@@ -2913,6 +2934,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "active-weights": f_active_weights,
     "allreduce-bytes": f_allreduce_bytes,
     "allreduce-count": f_allreduce_count,
+    "allreduce-latency-per-token": f_allreduce_latency_per_token,
     "allreduce-mib": f_allreduce_mib,
     "attention-flops-gqa": f_attention_flops_gqa,
     "attention-flops-mla": f_attention_flops_mla,
@@ -3058,6 +3080,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
 CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "allreduce-bytes": w_allreduce_bytes,
     "allreduce-count": w_allreduce_count,
+    "allreduce-latency-per-token": w_allreduce_latency_per_token,
     "allreduce-mib": w_allreduce_mib,
     "attention-flops-gqa": w_attention_flops_gqa,
     "attention-flops-mla": w_attention_flops_mla,
@@ -3186,6 +3209,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "active-weights": (('active_params', 'params', 'weights_bytes'), ()),
     "allreduce-bytes": (('act_bytes', 'hidden', 'n_layers'), ('tp',)),
     "allreduce-count": (('n_layers',), ('tp',)),
+    "allreduce-latency-per-token": (('allreduce_count_per_token', 'tp_link_latency_us'), ('tp',)),
     "allreduce-mib": (('allreduce_bytes_per_token',), ('tp',)),
     "attention-flops-gqa": (('head_dim', 'n_heads', 'n_layers'), ('attention',)),
     "attention-flops-mla": (('kv_lora_rank', 'n_heads', 'n_layers', 'qk_rope_dim'), ('attention',)),
@@ -3335,6 +3359,7 @@ TEMPLATES: dict[str, str] = {
     'active-weights': '{weights_bytes} × {active_params} / {params}',
     'allreduce-bytes': '2 × {n_layers} × {hidden} × {act_bytes}',
     'allreduce-count': '2 × {n_layers}',
+    'allreduce-latency-per-token': '{allreduce_count_per_token} × {tp_link_latency_us} / 1000',
     'allreduce-mib': '{allreduce_bytes_per_token} / 2^20',
     'attention-flops-gqa': '4 × {n_layers} × {n_heads} × {head_dim}',
     'attention-flops-mla': '2 × {n_layers} × {n_heads} × (2 × {kv_lora_rank} + {qk_rope_dim})',
