@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "590b2b885f6a1b7b"
+SOURCE_HASH = "9408b98db050b0d2"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -1653,12 +1653,13 @@ def w_prefill_busy_time(env: Mapping[str, Any]) -> Any:
 def f_prefill_busy_time_overlap(env: Mapping[str, Any]) -> Any:
     v_prefill_compute_ms = env.get("prefill_compute_ms")
     v_prefill_ep_ms = env.get("prefill_ep_ms")
+    v_tbo_gain_prefill = env.get("tbo_gain_prefill")
     v_prefill_tp_ms = env.get("prefill_tp_ms")
     v_pp = env.get("pp")
-    if v_prefill_compute_ms is None or v_prefill_ep_ms is None or v_prefill_tp_ms is None or v_pp is None:
+    if v_prefill_compute_ms is None or v_prefill_ep_ms is None or v_tbo_gain_prefill is None or v_prefill_tp_ms is None or v_pp is None:
         return None
     try:
-        return (max(v_prefill_compute_ms, v_prefill_ep_ms) + v_prefill_tp_ms) / v_pp
+        return (max(max(v_prefill_compute_ms, v_prefill_ep_ms), (v_prefill_compute_ms + v_prefill_ep_ms) / (1 + v_tbo_gain_prefill)) + v_prefill_tp_ms) / v_pp
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2191,12 +2192,13 @@ def f_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
     v_stage_mem_ms = env.get("stage_mem_ms")
     v_stage_compute_ms = env.get("stage_compute_ms")
     v_stage_ep_ms = env.get("stage_ep_ms")
+    v_tbo_gain_decode = env.get("tbo_gain_decode")
     v_expert_imbalance = env.get("expert_imbalance")
     v_stage_tp_ms = env.get("stage_tp_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None:
         return None
     try:
-        return max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+        return max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -3265,7 +3267,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pp-handoff-time-one": (('activation_bytes_per_token', 'pp_link_gbs', 'pp_link_latency_us'), ('pp',)),
     "prefill-allreduce-time": (('allreduce_bytes_per_token', 'prompt_tokens', 'ring_factor', 'tp_link_gbs'), ('tp', 'workload_kind')),
     "prefill-busy-time": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
-    "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
+    "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms', 'tbo_gain_prefill'), ('ep_backend',)),
     "prefill-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'prompt_tokens', 'tp'), ('gpu_tflops',)),
     "prefill-compute-unknown": ((), ('gpu_tflops',)),
     "prefill-ep-none": ((), ('ep',)),
@@ -3292,7 +3294,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
     "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
-    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
+    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
@@ -3414,7 +3416,7 @@ TEMPLATES: dict[str, str] = {
     'pp-handoff-time-one': '{pp_link_latency_us} / 1000 + {activation_bytes_per_token} / ({pp_link_gbs} × 10^6)',
     'prefill-allreduce-time': '{prompt_tokens} × {allreduce_bytes_per_token} × {ring_factor} / ({tp_link_gbs} × 10^9) × 10^3',
     'prefill-busy-time': '({prefill_compute_ms} + {prefill_tp_ms} + {prefill_ep_ms}) / {pp}',
-    'prefill-busy-time-overlap': '(max({prefill_compute_ms}, {prefill_ep_ms}) + {prefill_tp_ms}) / {pp}',
+    'prefill-busy-time-overlap': '(max(max({prefill_compute_ms}, {prefill_ep_ms}), ({prefill_compute_ms} + {prefill_ep_ms}) / (1 + {tbo_gain_prefill})) + {prefill_tp_ms}) / {pp}',
     'prefill-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {prompt_tokens} / 2) × {prompt_tokens} / {tp} / ({gpu_tflops} × {compute_efficiency} × 10^9)',
     'prefill-compute-unknown': '0',
     'prefill-ep-none': '0',
@@ -3441,7 +3443,7 @@ TEMPLATES: dict[str, str] = {
     'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
-    'stage-step-time-overlap': 'max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
+    'stage-step-time-overlap': 'max(max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}), (max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) / (1 + {tbo_gain_decode})) × {expert_imbalance} + {stage_tp_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',
