@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "9408b98db050b0d2"
+SOURCE_HASH = "fd76ef6638a1fb78"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -748,6 +748,30 @@ def w_ep_dispatch_bytes_plain(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_ep_backend == 'nccl')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_ep_prefill_alltoall(env: Mapping[str, Any]) -> Any:
+    v_moe_layers = env.get("moe_layers")
+    v_ep_wire_copies = env.get("ep_wire_copies")
+    v_hidden = env.get("hidden")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
+    if v_moe_layers is None or v_ep_wire_copies is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None:
+        return None
+    try:
+        return v_moe_layers * v_ep_wire_copies * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) / 1048576
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_prefill_alltoall(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2948,6 +2972,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "ep-dest-nodes-limited": f_ep_dest_nodes_limited,
     "ep-dispatch-bytes-deepep": f_ep_dispatch_bytes_deepep,
     "ep-dispatch-bytes-plain": f_ep_dispatch_bytes_plain,
+    "ep-prefill-alltoall": f_ep_prefill_alltoall,
     "ep-wire-copies-per-expert": f_ep_wire_copies_per_expert,
     "ep-wire-copies-per-node": f_ep_wire_copies_per_node,
     "expert-batch": f_expert_batch,
@@ -3090,6 +3115,7 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "ep-dest-nodes-limited": w_ep_dest_nodes_limited,
     "ep-dispatch-bytes-deepep": w_ep_dispatch_bytes_deepep,
     "ep-dispatch-bytes-plain": w_ep_dispatch_bytes_plain,
+    "ep-prefill-alltoall": w_ep_prefill_alltoall,
     "ep-wire-copies-per-expert": w_ep_wire_copies_per_expert,
     "ep-wire-copies-per-node": w_ep_wire_copies_per_node,
     "expert-batch": w_expert_batch,
@@ -3221,6 +3247,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ep-dest-nodes-limited": (('ep_node_limit', 'ep_nodes', 'experts_per_tok'), ('ep', 'ep_node_limit')),
     "ep-dispatch-bytes-deepep": ((), ('ep_backend',)),
     "ep-dispatch-bytes-plain": (('act_bytes',), ('ep_backend',)),
+    "ep-prefill-alltoall": (('ep_combine_bytes', 'ep_dispatch_bytes', 'ep_wire_copies', 'hidden', 'moe_layers'), ('ep',)),
     "ep-wire-copies-per-expert": (('ep', 'experts_per_tok'), ('ep', 'ep_backend', 'ep_link')),
     "ep-wire-copies-per-node": (('ep_dest_nodes', 'ep_nodes'), ('ep', 'ep_backend', 'ep_link')),
     "expert-batch": (('expert_shards', 'micro_batch', 'tp'), ('model_kind',)),
@@ -3370,6 +3397,7 @@ TEMPLATES: dict[str, str] = {
     'ep-dest-nodes-limited': 'min({experts_per_tok}, {ep_nodes}, {ep_node_limit})',
     'ep-dispatch-bytes-deepep': '1',
     'ep-dispatch-bytes-plain': '{act_bytes}',
+    'ep-prefill-alltoall': '{moe_layers} × {ep_wire_copies} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) / 2^20',
     'ep-wire-copies-per-expert': '{experts_per_tok} × ({ep} - 1) / {ep}',
     'ep-wire-copies-per-node': '{ep_dest_nodes} × ({ep_nodes} - 1) / {ep_nodes}',
     'expert-batch': '{micro_batch} × {expert_shards} / {tp}',
