@@ -3,6 +3,8 @@ the band its measurement states, and the direction of every published comparison
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from advisor.calibration import Row, compare
@@ -127,3 +129,27 @@ def test_inside_one_node_the_backend_changes_only_the_byte_widths(engine: Engine
     assert plain["ep_nodes"] == deepep["ep_nodes"] == 1
     assert plain["ep_wire_copies"] == deepep["ep_wire_copies"] == pytest.approx(8 * 7 / 8)
     assert deepep["ep_alltoall_mib_per_token"] == pytest.approx(plain["ep_alltoall_mib_per_token"] * 3 / 4)
+
+
+def test_the_expert_load_balancer_brings_sglang_decode_into_the_band(rows: list[Row], engine: Engine) -> None:
+    """'SGLang ran DeepSeek-V3 decode with EPLB: does the advisor reproduce it?' With the load balancer the
+    busiest rank is TensorRT-LLM's published 1.109 times the mean; the EP 72 decode row on H100 (0.18
+    without it) and the GB200 EP 48 row (0.55) both come inside the default band."""
+    ratios = {r.measurement.id: r.ratio for r in rows}
+    assert 0.5 <= ratios["sglang-deepseek-v3-h100-ep72-decode"] <= 0.65  # type: ignore[operator]
+    assert 1.4 <= ratios["sglang-deepseek-gb200-nvl72-decode"] <= 1.6  # type: ignore[operator]
+    from advisor.core.layouts import Layout
+    from advisor.inputs.scenario import build
+
+    def busiest(balancer: str) -> float:
+        raw = {
+            "model": "deepseek-v3",
+            "precision": "fp8",
+            "expert_load_balancer": balancer,
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 9, "node_link_gbps": 400},
+        }
+        rec = engine.evaluate(build(raw, engine.kb, where="test"), only=Layout(72, 1, 1, 72), explained=False)
+        return float(rec.env["expert_imbalance"])
+
+    assert busiest("on") == pytest.approx(1.109)
+    assert busiest("off") == pytest.approx(1 + 1.68 * (2 * math.log(72) * 72 / 256) ** 0.5)

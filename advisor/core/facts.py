@@ -216,6 +216,13 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "knowledge/settings.yaml: set from the published busiest-rank load without expert load balancing",
         Citation("trtllm-large-scale-ep-blog", "Table 1, No EPLB (8 per-rank slots and EP 32), by rank"),
     )
+    put(
+        "eplb_imbalance",
+        kb.settings.get("eplb_imbalance"),
+        "default",
+        "knowledge/settings.yaml: the published busiest-rank load with expert load balancing",
+        Citation("trtllm-large-scale-ep-blog", "Table 1, EPLB (9 per-rank slots and EP 32), by rank"),
+    )
     for name in ("tbo_gain_prefill", "tbo_gain_decode"):
         put(
             name,

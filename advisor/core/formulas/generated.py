@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "fd76ef6638a1fb78"
+SOURCE_HASH = "625ee50677cfa801"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -896,10 +896,32 @@ def f_expert_imbalance(env: Mapping[str, Any]) -> Any:
 
 def w_expert_imbalance(env: Mapping[str, Any]) -> Any:
     v_ep = env.get("ep")
-    if v_ep is None:
+    v_expert_load_balancer = env.get("expert_load_balancer")
+    if v_ep is None or v_expert_load_balancer is None:
         return None
     try:
-        return bool(v_ep > 1)
+        return bool(v_ep > 1 and v_expert_load_balancer == 'off')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance_eplb(env: Mapping[str, Any]) -> Any:
+    v_eplb_imbalance = env.get("eplb_imbalance")
+    if v_eplb_imbalance is None:
+        return None
+    try:
+        return v_eplb_imbalance
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance_eplb(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_expert_load_balancer = env.get("expert_load_balancer")
+    if v_ep is None or v_expert_load_balancer is None:
+        return None
+    try:
+        return bool(v_ep > 1 and v_expert_load_balancer == 'on')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2979,6 +3001,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
     "expert-imbalance": f_expert_imbalance,
+    "expert-imbalance-eplb": f_expert_imbalance_eplb,
     "expert-imbalance-none": f_expert_imbalance_none,
     "expert-params": f_expert_params,
     "expert-shards": f_expert_shards,
@@ -3122,6 +3145,7 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "expert-fraction-dense": w_expert_fraction_dense,
     "expert-fraction-moe": w_expert_fraction_moe,
     "expert-imbalance": w_expert_imbalance,
+    "expert-imbalance-eplb": w_expert_imbalance_eplb,
     "expert-imbalance-none": w_expert_imbalance_none,
     "expert-params": w_expert_params,
     "fits-serving": w_fits_serving,
@@ -3253,7 +3277,8 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "expert-batch": (('expert_shards', 'micro_batch', 'tp'), ('model_kind',)),
     "expert-fraction-dense": ((), ('model_kind',)),
     "expert-fraction-moe": (('expert_params', 'params'), ('model_kind',)),
-    "expert-imbalance": (('ep', 'expert_load_cv', 'n_experts'), ('ep',)),
+    "expert-imbalance": (('ep', 'expert_load_cv', 'n_experts'), ('ep', 'expert_load_balancer')),
+    "expert-imbalance-eplb": (('eplb_imbalance',), ('ep', 'expert_load_balancer')),
     "expert-imbalance-none": ((), ('ep',)),
     "expert-params": (('hidden', 'moe_inter', 'moe_layers', 'n_experts'), ('model_kind',)),
     "expert-shards": (('ep', 'tp'), ()),
@@ -3404,6 +3429,7 @@ TEMPLATES: dict[str, str] = {
     'expert-fraction-dense': '0',
     'expert-fraction-moe': 'min({expert_params} / {params}, 1)',
     'expert-imbalance': '1 + {expert_load_cv} × (2 × log({ep}) × {ep} / {n_experts})^0.5',
+    'expert-imbalance-eplb': '{eplb_imbalance}',
     'expert-imbalance-none': '1',
     'expert-params': '{moe_layers} × {n_experts} × 3 × {hidden} × {moe_inter}',
     'expert-shards': 'max({ep}, {tp})',
