@@ -93,6 +93,8 @@ def scenario_of(m: Measurement, engine: Engine) -> dict[str, Any]:
     raw: dict[str, Any] = {"model": m.model, "precision": m.precision, "hardware": hardware, "workload": workload}
     if m.ep_backend:
         raw["ep_backend"] = m.ep_backend
+    if m.expert_load_balancer:
+        raw["expert_load_balancer"] = m.expert_load_balancer
     if m.precision in FP8_CACHE_PRECISIONS and m.engine == "trt-llm":
         raw["kv_cache_dtype"] = "fp8"
     return raw

@@ -3,6 +3,8 @@ the band its measurement states, and the direction of every published comparison
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from advisor.calibration import Row, compare
@@ -60,10 +62,11 @@ def test_expert_parallel_rows_keep_the_default_band(rows: list[Row], engine: Eng
 
 def test_sglang_ep32_prefill_is_no_longer_systematically_low(rows: list[Row]) -> None:
     """DeepSeek-V3 prefill on 4 x 8 H100, EP 32 with DeepEP and two-batch overlap: 0.39-0.43 of the
-    measured rate while every routed copy crossed InfiniBand in BF16; now within the default band."""
+    measured rate while every routed copy crossed InfiniBand in BF16, 1.45-1.61 while the overlap hid the
+    whole transfer; with the measured overlap gain 1.07-1.11."""
     prefill = {r.measurement.id: r.ratio for r in rows if r.measurement.id.startswith("sglang-deepseek-v3-h100-ep32")}
     assert len(prefill) == 3
-    assert all(ratio is not None and 1 <= ratio <= 2 for ratio in prefill.values()), prefill
+    assert all(ratio is not None and 1 <= ratio <= 1.15 for ratio in prefill.values()), prefill
 
 
 def _ep32_prefill(engine: Engine, backend: str) -> dict[str, float]:
@@ -96,12 +99,15 @@ def test_deepep_sends_a_prompt_token_once_per_destination_node(engine: Engine) -
 
 
 def test_overlap_counts_only_where_the_backend_overlaps(engine: Engine) -> None:
-    """Two-batch overlap is a setting of the backend: with it a busy copy spends max(compute, all-to-all)
-    on a prompt, without it the sum."""
+    """Two-batch overlap is a setting of the backend, and partial: with it a busy copy spends compute plus
+    all-to-all over 1.31 (the SGLang team's 27-35 % gain, middle) on a prompt, never less than the slower
+    of the two; without it the sum."""
     deepep, tbo = _ep32_prefill(engine, "deepep"), _ep32_prefill(engine, "deepep-tbo")
-    assert deepep["prefill_busy_ms"] == pytest.approx(deepep["prefill_compute_ms"] + deepep["prefill_ep_ms"])
-    assert tbo["prefill_busy_ms"] == pytest.approx(max(tbo["prefill_compute_ms"], tbo["prefill_ep_ms"]))
-    assert tbo["prefill_busy_ms"] < deepep["prefill_busy_ms"]
+    total = deepep["prefill_compute_ms"] + deepep["prefill_ep_ms"]
+    assert deepep["prefill_busy_ms"] == pytest.approx(total)
+    assert tbo["tbo_gain_prefill"] == pytest.approx(0.31)
+    assert tbo["prefill_busy_ms"] == pytest.approx(total / 1.31)
+    assert max(tbo["prefill_compute_ms"], tbo["prefill_ep_ms"]) < tbo["prefill_busy_ms"] < deepep["prefill_busy_ms"]
 
 
 def test_inside_one_node_the_backend_changes_only_the_byte_widths(engine: Engine) -> None:
@@ -123,3 +129,27 @@ def test_inside_one_node_the_backend_changes_only_the_byte_widths(engine: Engine
     assert plain["ep_nodes"] == deepep["ep_nodes"] == 1
     assert plain["ep_wire_copies"] == deepep["ep_wire_copies"] == pytest.approx(8 * 7 / 8)
     assert deepep["ep_alltoall_mib_per_token"] == pytest.approx(plain["ep_alltoall_mib_per_token"] * 3 / 4)
+
+
+def test_the_expert_load_balancer_brings_sglang_decode_into_the_band(rows: list[Row], engine: Engine) -> None:
+    """'SGLang ran DeepSeek-V3 decode with EPLB: does the advisor reproduce it?' With the load balancer the
+    busiest rank is TensorRT-LLM's published 1.109 times the mean; the EP 72 decode row on H100 (0.18
+    without it) and the GB200 EP 48 row (0.55) both come inside the default band."""
+    ratios = {r.measurement.id: r.ratio for r in rows}
+    assert 0.5 <= ratios["sglang-deepseek-v3-h100-ep72-decode"] <= 0.65  # type: ignore[operator]
+    assert 1.4 <= ratios["sglang-deepseek-gb200-nvl72-decode"] <= 1.6  # type: ignore[operator]
+    from advisor.core.layouts import Layout
+    from advisor.inputs.scenario import build
+
+    def busiest(balancer: str) -> float:
+        raw = {
+            "model": "deepseek-v3",
+            "precision": "fp8",
+            "expert_load_balancer": balancer,
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 9, "node_link_gbps": 400},
+        }
+        rec = engine.evaluate(build(raw, engine.kb, where="test"), only=Layout(72, 1, 1, 72), explained=False)
+        return float(rec.env["expert_imbalance"])
+
+    assert busiest("on") == pytest.approx(1.109)
+    assert busiest("off") == pytest.approx(1 + 1.68 * (2 * math.log(72) * 72 / 256) ** 0.5)

@@ -203,6 +203,27 @@ def test_moe_on_two_nodes_keeps_the_all_to_all_off_the_network(cli):
     assert "tokens/s" in why and "EP 16" in why
 
 
+def test_the_network_warning_counts_a_prompt_token_once_per_node_with_deepep(cli):
+    """'DP 16 with EP 16 over two nodes of H100 with DeepEP: what crosses the network?' The warning says
+    what the estimate counts: in decode one copy per remote routed expert, a prompt token once per remote
+    destination node (1 of 2 nodes), in FP8 out and BF16 back; with the plain backend 8 x 15/16 copies."""
+
+    def warning(backend: str, lang: str = "en") -> str:
+        doc = _json(
+            cli, "--model", "deepseek-v3", "--precision", "fp8", "--gpu", "h100 sxm", "--gpus", "8", "--nodes", "2",
+            "--node-link-gbps", "400", "--users", "100", "--layout", "replicas=16,ep=16", "--ep-backend", backend,
+            "--lang", lang,
+        )  # fmt: skip
+        return str(next(f for f in doc["findings"] if f["rule"] == "ep-over-slow-link")["explanation"])
+
+    deepep, plain = warning("deepep"), warning("nccl")
+    assert "1.00 copies of each prompt token" in deepep and "one per remote destination node" in deepep
+    assert "7.50 copies of each prompt token" in plain
+    assert "one copy per remote routed expert" in deepep
+    assert "each token travels" not in deepep + plain
+    assert "1,00 Kopien jedes Prompt-Tokens" in warning("deepep", "de")
+
+
 def test_moe_on_four_nodes_runs_one_expert_parallel_instance_per_node(cli):
     """DeepSeek-R1 FP8 on four nodes of eight H200 for 2,000 users: the usual recipe is data-parallel
     attention with EP 8 inside each node; EP used to span every GPU of the cluster, all-to-all over the

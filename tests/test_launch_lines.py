@@ -321,6 +321,40 @@ def test_expert_parallelism_on_one_node_keeps_the_default_backend(advise):
     assert "--all2all-backend" not in rec.launch["vllm"] and "--moe-a2a-backend" not in rec.launch["sglang"]
 
 
+def test_the_launch_lines_follow_the_ep_backend_the_user_names(cli, engine):
+    """'DeepSeek-V3 on one node of 8 H200 as EP 8 with DeepEP and two-batch overlap: what do I launch?'
+    Each engine gets its documented DeepEP backend and its overlap switch, even inside one node."""
+    kb = engine.kb
+
+    def launch(backend: str) -> dict[str, str]:
+        args = ("--model", "deepseek-v3", "--precision", "fp8", "--gpu", "h200 sxm", "--gpus", "8")
+        more = ("--users", "200", "--layout", "replicas=8,ep=8", "--ep-backend", backend, "--format", "json")
+        code, out, err = cli("recommend", *args, *more)
+        assert code == 0, err
+        result: dict[str, str] = json.loads(out)["launch"]
+        assert_valid(result, kb)
+        return result
+
+    def words(snippet: str) -> list[str]:
+        (line,) = commands(snippet)
+        return shlex.split(line)
+
+    tbo = launch("deepep-tbo")
+    sglang, vllm = words(tbo["sglang"]), words(tbo["vllm"])
+    assert sglang[sglang.index("--moe-a2a-backend") + 1] == "deepep" and "--enable-two-batch-overlap" in sglang
+    assert vllm[vllm.index("--all2all-backend") + 1].startswith("deepep_")
+    assert "--enable-expert-parallel" in vllm and "--enable-dbo" in vllm and "--data-parallel-size" in vllm
+    deepep = launch("deepep")
+    sglang, vllm = words(deepep["sglang"]), words(deepep["vllm"])
+    assert "--moe-a2a-backend" in sglang and "--enable-two-batch-overlap" not in sglang
+    assert "--all2all-backend" in vllm and "--enable-dbo" not in vllm
+    plain = launch("nccl")
+    assert "--moe-a2a-backend" not in plain["sglang"] and "--all2all-backend" not in plain["vllm"]
+    for flag in ("--enable-two-batch-overlap", "--enable-dbo"):
+        engine_id = "sglang" if flag == "--enable-two-batch-overlap" else "vllm"
+        assert kb.engine_flags[engine_id].flag(flag).cite.source in kb.sources
+
+
 def test_a_full_fine_tune_gets_no_serving_command_and_the_reason(cli):
     code, out, err = cli(
         "recommend",

@@ -216,6 +216,24 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "knowledge/settings.yaml: set from the published busiest-rank load without expert load balancing",
         Citation("trtllm-large-scale-ep-blog", "Table 1, No EPLB (8 per-rank slots and EP 32), by rank"),
     )
+    put(
+        "eplb_imbalance",
+        kb.settings.get("eplb_imbalance"),
+        "default",
+        "knowledge/settings.yaml: the published busiest-rank load with expert load balancing",
+        Citation("trtllm-large-scale-ep-blog", "Table 1, EPLB (9 per-rank slots and EP 32), by rank"),
+    )
+    for name in ("tbo_gain_prefill", "tbo_gain_decode"):
+        put(
+            name,
+            kb.settings.get(name),
+            "default",
+            "knowledge/settings.yaml: the SGLang team's measured gain from two-batch overlap",
+            Citation(
+                "sglang-large-scale-ep-blog",
+                "Ablation Study: Two-batch Overlap, Impact of Batch Size and Attention Time",
+            ),
+        )
 
     mem_gib, mem_origin = gpu_memory(g)
     put("gpu_mem_gib", mem_gib, mem_origin.kind, mem_origin.detail, mem_origin.cite)

@@ -7,7 +7,9 @@ quoted); a value the user must supply is a shell variable (`"$HEAD_IP"`), never 
 breaks the shell. The model served is the published checkpoint of the requested precision where the
 catalogue names its repository; online FP8 quantization of the original weights is offered only where
 those weights, loaded first at their own precision, fit the GPUs (vLLM's FP8 documentation). Multi-node
-expert parallelism names its all-to-all backend. A training job gets no serving command, and says why.
+expert parallelism, and any whose scenario names DeepEP (`ep_backend`), names its all-to-all backend; with
+two-batch overlap each engine gets its documented overlap switch. A training job gets no serving command,
+and says why.
 """
 
 from __future__ import annotations
@@ -186,6 +188,11 @@ def _all2all(env: Mapping[str, Any]) -> str:
     return "deepep_low_latency" if env.get("goal") == "latency" else "deepep_high_throughput"
 
 
+def _deepep(env: Mapping[str, Any]) -> bool:
+    """Whether the scenario names DeepEP as the all-to-all backend (ep_backend deepep or deepep-tbo)."""
+    return str(env.get("ep_backend", "nccl")).startswith("deepep")
+
+
 def _vllm(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout, env: Mapping[str, Any]) -> list[str]:
     wl = s.data["workload"]
     nodes = _nodes(layout, env)
@@ -208,8 +215,10 @@ def _vllm(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout, 
             cmd.add("--data-parallel-address", "$HEAD_IP").add("--data-parallel-rpc-port", HEAD_PORT["vllm"])
         if layout.ep > 1:
             cmd.add("--enable-expert-parallel")
-            if nodes > 1:
+            if nodes > 1 or _deepep(env):
                 cmd.add("--all2all-backend", _all2all(env))
+            if env.get("ep_backend") == "deepep-tbo" and layout.replicas > 1:  # DBO needs DP > 1 (its docs)
+                cmd.add("--enable-dbo")
         if src.quantize:
             cmd.add("--quantization", ONLINE_QUANT)
         cmd.add("--max-model-len", wl["context_tokens"])
@@ -252,8 +261,10 @@ def _sglang(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout
         cmd.add("--tp", layout.ep if layout.ep > 1 else layout.tp)
     if layout.ep > 1:
         cmd.add("--dp", layout.replicas).add("--enable-dp-attention").add("--ep-size", layout.ep)
-        if nodes > 1:
+        if nodes > 1 or _deepep(env):
             cmd.add("--moe-a2a-backend", "deepep")
+        if env.get("ep_backend") == "deepep-tbo":
+            cmd.add("--enable-two-batch-overlap")
     elif layout.replicas > 1:
         cmd.add("--dp", layout.replicas)
     if src.quantize:

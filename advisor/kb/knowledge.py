@@ -405,6 +405,11 @@ class Measurement(Record):
         choices=("nccl", "deepep", "deepep-tbo"),
         doc="the expert all-to-all backend the run used, where the source names it; none: the scenario's default",
     )
+    expert_load_balancer: str | None = key(
+        default=None,
+        choices=("off", "on"),
+        doc="whether the run placed experts with a load balancer (EPLB), where the source says; none: the default",
+    )
     layout: MeasuredLayout = key(doc="the measured layout")
     concurrency: int | None = key(default=None, doc="requests in flight (batch); none where not stated")
     input_tokens: int | None = key(default=None, doc="prompt length in tokens; none where not stated")

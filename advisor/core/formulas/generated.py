@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "fe83d519ea73d077"
+SOURCE_HASH = "30a682d3189f1ea8"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -773,6 +773,30 @@ def w_ep_dispatch_bytes_plain(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_ep_prefill_alltoall(env: Mapping[str, Any]) -> Any:
+    v_moe_layers = env.get("moe_layers")
+    v_ep_wire_copies = env.get("ep_wire_copies")
+    v_hidden = env.get("hidden")
+    v_ep_dispatch_bytes = env.get("ep_dispatch_bytes")
+    v_ep_combine_bytes = env.get("ep_combine_bytes")
+    if v_moe_layers is None or v_ep_wire_copies is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None:
+        return None
+    try:
+        return v_moe_layers * v_ep_wire_copies * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) / 1048576
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_ep_prefill_alltoall(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    if v_ep is None:
+        return None
+    try:
+        return bool(v_ep > 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_ep_wire_copies_per_expert(env: Mapping[str, Any]) -> Any:
     v_experts_per_tok = env.get("experts_per_tok")
     v_ep = env.get("ep")
@@ -893,10 +917,32 @@ def f_expert_imbalance(env: Mapping[str, Any]) -> Any:
 
 def w_expert_imbalance(env: Mapping[str, Any]) -> Any:
     v_ep = env.get("ep")
-    if v_ep is None:
+    v_expert_load_balancer = env.get("expert_load_balancer")
+    if v_ep is None or v_expert_load_balancer is None:
         return None
     try:
-        return bool(v_ep > 1)
+        return bool(v_ep > 1 and v_expert_load_balancer == 'off')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_expert_imbalance_eplb(env: Mapping[str, Any]) -> Any:
+    v_eplb_imbalance = env.get("eplb_imbalance")
+    if v_eplb_imbalance is None:
+        return None
+    try:
+        return v_eplb_imbalance
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_expert_imbalance_eplb(env: Mapping[str, Any]) -> Any:
+    v_ep = env.get("ep")
+    v_expert_load_balancer = env.get("expert_load_balancer")
+    if v_ep is None or v_expert_load_balancer is None:
+        return None
+    try:
+        return bool(v_ep > 1 and v_expert_load_balancer == 'on')
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1674,12 +1720,13 @@ def w_prefill_busy_time(env: Mapping[str, Any]) -> Any:
 def f_prefill_busy_time_overlap(env: Mapping[str, Any]) -> Any:
     v_prefill_compute_ms = env.get("prefill_compute_ms")
     v_prefill_ep_ms = env.get("prefill_ep_ms")
+    v_tbo_gain_prefill = env.get("tbo_gain_prefill")
     v_prefill_tp_ms = env.get("prefill_tp_ms")
     v_pp = env.get("pp")
-    if v_prefill_compute_ms is None or v_prefill_ep_ms is None or v_prefill_tp_ms is None or v_pp is None:
+    if v_prefill_compute_ms is None or v_prefill_ep_ms is None or v_tbo_gain_prefill is None or v_prefill_tp_ms is None or v_pp is None:
         return None
     try:
-        return (max(v_prefill_compute_ms, v_prefill_ep_ms) + v_prefill_tp_ms) / v_pp
+        return (max(max(v_prefill_compute_ms, v_prefill_ep_ms), (v_prefill_compute_ms + v_prefill_ep_ms) / (1 + v_tbo_gain_prefill)) + v_prefill_tp_ms) / v_pp
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2212,12 +2259,13 @@ def f_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
     v_stage_mem_ms = env.get("stage_mem_ms")
     v_stage_compute_ms = env.get("stage_compute_ms")
     v_stage_ep_ms = env.get("stage_ep_ms")
+    v_tbo_gain_decode = env.get("tbo_gain_decode")
     v_expert_imbalance = env.get("expert_imbalance")
     v_stage_tp_ms = env.get("stage_tp_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None:
         return None
     try:
-        return max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+        return max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2968,12 +3016,14 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "ep-dest-nodes-limited": f_ep_dest_nodes_limited,
     "ep-dispatch-bytes-deepep": f_ep_dispatch_bytes_deepep,
     "ep-dispatch-bytes-plain": f_ep_dispatch_bytes_plain,
+    "ep-prefill-alltoall": f_ep_prefill_alltoall,
     "ep-wire-copies-per-expert": f_ep_wire_copies_per_expert,
     "ep-wire-copies-per-node": f_ep_wire_copies_per_node,
     "expert-batch": f_expert_batch,
     "expert-fraction-dense": f_expert_fraction_dense,
     "expert-fraction-moe": f_expert_fraction_moe,
     "expert-imbalance": f_expert_imbalance,
+    "expert-imbalance-eplb": f_expert_imbalance_eplb,
     "expert-imbalance-none": f_expert_imbalance_none,
     "expert-params": f_expert_params,
     "expert-shards": f_expert_shards,
@@ -3111,12 +3161,14 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "ep-dest-nodes-limited": w_ep_dest_nodes_limited,
     "ep-dispatch-bytes-deepep": w_ep_dispatch_bytes_deepep,
     "ep-dispatch-bytes-plain": w_ep_dispatch_bytes_plain,
+    "ep-prefill-alltoall": w_ep_prefill_alltoall,
     "ep-wire-copies-per-expert": w_ep_wire_copies_per_expert,
     "ep-wire-copies-per-node": w_ep_wire_copies_per_node,
     "expert-batch": w_expert_batch,
     "expert-fraction-dense": w_expert_fraction_dense,
     "expert-fraction-moe": w_expert_fraction_moe,
     "expert-imbalance": w_expert_imbalance,
+    "expert-imbalance-eplb": w_expert_imbalance_eplb,
     "expert-imbalance-none": w_expert_imbalance_none,
     "expert-params": w_expert_params,
     "fits-serving": w_fits_serving,
@@ -3243,12 +3295,14 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ep-dest-nodes-limited": (('ep_node_limit', 'ep_nodes', 'experts_per_tok'), ('ep', 'ep_node_limit')),
     "ep-dispatch-bytes-deepep": ((), ('ep_backend',)),
     "ep-dispatch-bytes-plain": (('act_bytes',), ('ep_backend',)),
+    "ep-prefill-alltoall": (('ep_combine_bytes', 'ep_dispatch_bytes', 'ep_wire_copies', 'hidden', 'moe_layers'), ('ep',)),
     "ep-wire-copies-per-expert": (('ep', 'experts_per_tok'), ('ep', 'ep_backend', 'ep_link')),
     "ep-wire-copies-per-node": (('ep_dest_nodes', 'ep_nodes'), ('ep', 'ep_backend', 'ep_link')),
     "expert-batch": (('expert_shards', 'micro_batch', 'tp'), ('model_kind',)),
     "expert-fraction-dense": ((), ('model_kind',)),
     "expert-fraction-moe": (('expert_params', 'params'), ('model_kind',)),
-    "expert-imbalance": (('ep', 'expert_load_cv', 'n_experts'), ('ep',)),
+    "expert-imbalance": (('ep', 'expert_load_cv', 'n_experts'), ('ep', 'expert_load_balancer')),
+    "expert-imbalance-eplb": (('eplb_imbalance',), ('ep', 'expert_load_balancer')),
     "expert-imbalance-none": ((), ('ep',)),
     "expert-params": (('hidden', 'moe_inter', 'moe_layers', 'n_experts'), ('model_kind',)),
     "expert-shards": (('ep', 'tp'), ()),
@@ -3289,7 +3343,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pp-handoff-time-one": (('activation_bytes_per_token', 'pp_link_gbs', 'pp_link_latency_us'), ('pp',)),
     "prefill-allreduce-time": (('allreduce_bytes_per_token', 'prompt_tokens', 'ring_factor', 'tp_link_gbs'), ('tp', 'workload_kind')),
     "prefill-busy-time": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
-    "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
+    "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms', 'tbo_gain_prefill'), ('ep_backend',)),
     "prefill-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'prompt_tokens', 'tp'), ('gpu_tflops',)),
     "prefill-compute-unknown": ((), ('gpu_tflops',)),
     "prefill-ep-none": ((), ('ep',)),
@@ -3316,7 +3370,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
     "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
-    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
+    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
@@ -3393,12 +3447,14 @@ TEMPLATES: dict[str, str] = {
     'ep-dest-nodes-limited': 'min({experts_per_tok}, {ep_nodes}, {ep_node_limit})',
     'ep-dispatch-bytes-deepep': '1',
     'ep-dispatch-bytes-plain': '{act_bytes}',
+    'ep-prefill-alltoall': '{moe_layers} × {ep_wire_copies} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) / 2^20',
     'ep-wire-copies-per-expert': '{experts_per_tok} × ({ep} - 1) / {ep}',
     'ep-wire-copies-per-node': '{ep_dest_nodes} × ({ep_nodes} - 1) / {ep_nodes}',
     'expert-batch': '{micro_batch} × {expert_shards} / {tp}',
     'expert-fraction-dense': '0',
     'expert-fraction-moe': 'min({expert_params} / {params}, 1)',
     'expert-imbalance': '1 + {expert_load_cv} × (2 × log({ep}) × {ep} / {n_experts})^0.5',
+    'expert-imbalance-eplb': '{eplb_imbalance}',
     'expert-imbalance-none': '1',
     'expert-params': '{moe_layers} × {n_experts} × 3 × {hidden} × {moe_inter}',
     'expert-shards': 'max({ep}, {tp})',
@@ -3439,7 +3495,7 @@ TEMPLATES: dict[str, str] = {
     'pp-handoff-time-one': '{pp_link_latency_us} / 1000 + {activation_bytes_per_token} / ({pp_link_gbs} × 10^6)',
     'prefill-allreduce-time': '{prompt_tokens} × {allreduce_bytes_per_token} × {ring_factor} / ({tp_link_gbs} × 10^9) × 10^3',
     'prefill-busy-time': '({prefill_compute_ms} + {prefill_tp_ms} + {prefill_ep_ms}) / {pp}',
-    'prefill-busy-time-overlap': '(max({prefill_compute_ms}, {prefill_ep_ms}) + {prefill_tp_ms}) / {pp}',
+    'prefill-busy-time-overlap': '(max(max({prefill_compute_ms}, {prefill_ep_ms}), ({prefill_compute_ms} + {prefill_ep_ms}) / (1 + {tbo_gain_prefill})) + {prefill_tp_ms}) / {pp}',
     'prefill-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {prompt_tokens} / 2) × {prompt_tokens} / {tp} / ({gpu_tflops} × {compute_efficiency} × 10^9)',
     'prefill-compute-unknown': '0',
     'prefill-ep-none': '0',
@@ -3466,7 +3522,7 @@ TEMPLATES: dict[str, str] = {
     'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
-    'stage-step-time-overlap': 'max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
+    'stage-step-time-overlap': 'max(max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}), (max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) / (1 + {tbo_gain_decode})) × {expert_imbalance} + {stage_tp_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',
