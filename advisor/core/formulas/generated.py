@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "590b2b885f6a1b7b"
+SOURCE_HASH = "402b525947149b27"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
