@@ -47,6 +47,8 @@ ASK_ORDER = (
     "nodes",
     "node_link_gbs",
     "workload_kind",
+    "max_num_seqs",
+    "max_num_batched_tokens",
 )
 # The values tried for a fact before it is asked. Precision is not among the recommendation's
 # assumptions (its default is the model's own), yet FP8 or INT4 weights can decide whether and how the
@@ -281,7 +283,9 @@ class Consultation:
         raw = self.raw()
         raw.setdefault("hardware", {}).setdefault("gpus_per_node", 1)
         scenario = build(raw, self.engine.kb, where="chat")
-        return {fact: values for fact, _, values in trials(self.engine.kb, scenario, self.rec.input_states)}
+        return {
+            fact: values for fact, _, values in trials(self.engine.kb, scenario, self.rec.input_states, self.rec.env)
+        }
 
     def value(self, path: str, values: Iterable[Any]) -> float:
         """The most any of `values` for the field at `path` would change the result (see `change`)."""

@@ -24,21 +24,23 @@ from advisor.kb.knowledge import Knowledge
 from advisor.structs import replace
 
 # The facts tried, most telling first. Others are not: a user states them (model, GPU, users), they
-# are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's or
-# the engine's own (precision, memory utilisation).
-PROBED = ("nvlink", "node_link_gbs", "goal", "virtualized", "kv_cache_dtype", "context_tokens")
+# are settled on the host and asked as unknowns (p2p, iommu, acs), or their default is the model's own
+# (precision) or one no answer turns on (memory utilisation). vLLM's step budgets come last: they move
+# only the reserve counted beside the plan, never the layout.
+PROBED = (
+    "nvlink",
+    "node_link_gbs",
+    "goal",
+    "virtualized",
+    "kv_cache_dtype",
+    "context_tokens",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+)
 # A training job is chosen by its state and gradient sync, not by the serving goal, the KV cache or the
 # context: it tries how the state is sharded and the optimizer first.
 PROBED_TRAINING = ("sharding", "optimizer", "nvlink", "node_link_gbs", "virtualized")
-# Plausible other values where "every other choice" would waste an evaluation: FP16 caches as much as
-# BF16; a context four times the default stands for "longer conversations".
-PLAUSIBLE: dict[str, tuple[Any, ...]] = {
-    "kv_cache_dtype": ("fp8",),
-    "context_tokens": (32768,),
-    "node_link_gbs": (400,),  # Gb/s: one 400 Gb/s NIC per GPU, as on HGX H100/H200/B200 nodes
-    "sharding": ("zero1", "zero2", "zero3"),  # FSDP's full sharding is ZeRO-3: the same answer
-}
-MAX_EVALUATIONS = 6
+MAX_EVALUATIONS = 8
 TOLD = ("advice", "warning", "error")  # the findings that tell the user to do something
 # The figure a branch shows: the first of these that both answers have and that differs.
 KEY_FIGURES = (
@@ -46,6 +48,7 @@ KEY_FIGURES = (
     "train_state_gib_per_gpu",
     "grad_sync_s_per_step",
     "conversations",
+    "conversations_after_reserve",
     "prefill_allreduce_ms",
     "throughput_tokens_per_s",
     "one_user_tokens_per_s",
@@ -57,6 +60,9 @@ KEY_FIGURES = (
     "allreduce_count_per_token",
     "allreduce_mib_per_token",
 )
+# Key figures counted beside the plan, in a finding's figures rather than the figure table: read from
+# the answer's facts.
+BESIDE = ("conversations_after_reserve",)
 
 
 def answer_key(rec: Recommendation | None) -> tuple[Any, ...] | None:
@@ -68,8 +74,8 @@ def answer_key(rec: Recommendation | None) -> tuple[Any, ...] | None:
 
 def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: str) -> tuple[Any, ...]:
     """The other values worth trying for an unstated fact: the bridge the card takes (widest that fits
-    the node) for optional hardware; none for a value the catalogue fixes; PLAUSIBLE's; the other
-    yes/no; the other choices of an enum."""
+    the node) for optional hardware; none for a value the catalogue fixes; the field's `plausible`
+    values (knowledge/fields.yaml); the other yes/no; the other choices of an enum."""
     spec, field = kb.facts.get(fact), field_table(kb.root).by_fact().get(fact)
     if spec is None or spec.scenario is None or field is None or value is None:
         return ()
@@ -83,8 +89,8 @@ def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: s
         return ()
     if spec.scenario.startswith("hardware.node_link") and int(s.get("hardware.nodes") or 1) < 2:
         return ()  # one node: the network carries nothing
-    if fact in PLAUSIBLE:
-        return tuple(v for v in PLAUSIBLE[fact] if v != value)
+    if field.plausible:
+        return tuple(v for v in field.plausible if v != value)
     if spec.type == "bool":
         return (not value,)
     if spec.type == "enum":
@@ -92,19 +98,31 @@ def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: s
     return ()
 
 
-def trials(kb: Knowledge, s: Scenario, states: Mapping[str, str]) -> list[tuple[str, str, tuple[Any, ...]]]:
+def trials(
+    kb: Knowledge, s: Scenario, states: Mapping[str, str], env: Mapping[str, Any] | None = None
+) -> list[tuple[str, str, tuple[Any, ...]]]:
     """Each unstated fact worth trying, in PROBED's order (PROBED_TRAINING's for a training job): (fact,
-    scenario path, the values to try); `states` are the input facts' states (Recommendation.input_states)."""
-    paths = field_table(kb.root).paths()
+    scenario path, the values to try); `states` are the input facts' states (Recommendation.input_states),
+    `env` the recommendation's facts, where an engine default stands for a field left empty."""
+    fields = field_table(kb.root).by_fact()
     out = []
     for fact in PROBED_TRAINING if s.get("workload.kind") == "training" else PROBED:
-        state, path = states.get(fact), paths.get(fact)
-        if state not in ("default", "unknown") or path is None:
+        state, field = states.get(fact), fields.get(fact)
+        if state not in ("default", "unknown") or field is None:
             continue
-        values = plausible_values(kb, s, fact, s.get(path), state)
+        values = plausible_values(kb, s, fact, assumed_value(s, field.path, field.default_figure, env), state)
         if values:
-            out.append((fact, path, values))
+            out.append((fact, field.path, values))
     return out
+
+
+def assumed_value(s: Scenario, path: str, figure: str | None, env: Mapping[str, Any] | None) -> Any:
+    """The value the answer assumed for the field at `path`: the scenario's, or where it is empty the
+    engine default that formula result `figure` stands for."""
+    value = s.get(path)
+    if value is None and figure is not None and env is not None:
+        return env.get(figure)
+    return value
 
 
 def with_value(s: Scenario, path: str, value: Any) -> Scenario:
@@ -132,7 +150,9 @@ def find_assumptions(
     base = answer_key(rec)
     budget = MAX_EVALUATIONS
     found: list[Assumption] = []
-    for fact, path, values in trials(kb, s, rec.input_states):
+    figures = {f.fact: f.default_figure for f in field_table(kb.root).fields}
+    units = {**{k: kb.facts[k].unit for k in BESIDE if k in kb.facts}, **units}
+    for fact, path, values in trials(kb, s, rec.input_states, rec.env):
         if fact == "sharding" and rec.layout is not None and rec.layout.sharding:
             continue  # chosen among all its values already (chosen_assumption)
         branches: list[Branch] = []
@@ -147,7 +167,10 @@ def find_assumptions(
             if answer_key(other) != base:
                 branches.append(branch(other_value, rec, other, units))
         if branches:
-            found.append(_assumption(kb, s, fact, s.get(path), rec.input_states[fact], branches, readers))
+            value = assumed_value(s, path, figures.get(fact), rec.env)
+            default = kb.formulas.get(rec.trace.get(figures[fact] or "", "")) if figures.get(fact) else None
+            reason = default.assumptions if default is not None else None
+            found.append(_assumption(kb, s, fact, value, rec.input_states[fact], branches, readers, reason))
     return found
 
 
@@ -158,9 +181,7 @@ def branch(value: Any, base: Recommendation, other: Recommendation, units: Mappi
         (
             k
             for k in KEY_FIGURES
-            if other.figures.get(k) is not None
-            and base.figures.get(k) is not None
-            and other.figures.get(k) != base.figures.get(k)
+            if _figure(other, k) is not None and _figure(base, k) is not None and _figure(other, k) != _figure(base, k)
         ),
         None,
     )
@@ -169,12 +190,16 @@ def branch(value: Any, base: Recommendation, other: Recommendation, units: Mappi
         value=value,
         layout=other.layout,
         figure=figure,
-        figure_value=other.figures.get(figure) if figure else None,
-        assumed_value=base.figures.get(figure) if figure else None,
+        figure_value=_figure(other, figure) if figure else None,
+        assumed_value=_figure(base, figure) if figure else None,
         unit=units.get(figure) if figure else None,
         gained=tuple(sorted(theirs - mine)),
         lost=tuple(sorted(mine - theirs)),
     )
+
+
+def _figure(rec: Recommendation, name: str) -> Any:
+    return rec.env.get(name) if name in BESIDE else rec.figures.get(name)
 
 
 def _assumption(
@@ -185,11 +210,15 @@ def _assumption(
     state: str,
     branches: list[Branch],
     readers: Mapping[str, frozenset[str]],
+    default: Text | None = None,
 ) -> Assumption:
+    """`default`: the words of the formula that sets the engine's default, where the value is that."""
     spec = kb.facts[fact]
     rules = tuple(sorted({r for b in branches for r in (*b.gained, *b.lost)}))
     formulas = tuple(sorted(fid for fid, names in readers.items() if fact in names))
     reason = label_text("assumed_optional" if state == "unknown" else "assumed_default")
+    if default is not None:  # why this value: the engine's default for the card, in the formula's words
+        reason = Text({lang: default.get(lang).replace("{", "{{").replace("}", "}}") for lang in LANGS})
     why = Text({lang: _why(spec.doc.get(lang), formulas, rules, lang) for lang in LANGS})
     return Assumption(
         fact=fact,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.inputs.fields import field_table
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Citation, Gpu, Knowledge, Link
 from advisor.structs import Struct, field
@@ -126,12 +127,15 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
 
     nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
     speeds = link_speeds(kb, g, nvlink, per_node, hw.get("node_link_gbps"))
+    engine_defaults = {f.fact: f.default_figure for f in field_table(kb.root).fields if f.default_figure}
     for name, spec in kb.facts.items():
         if spec.kind != "input" or not spec.scenario:
             continue
         path = spec.scenario
         value = speeds[name] if name in speeds else s.get(path)  # the node link's Gbit/s as GB/s
         how = input_origin(s, path, value)
+        if how.kind == "unknown" and name in engine_defaults:  # the engine's own default for the card stands
+            how = Origin("default", f"not given: the engine's default ({engine_defaults[name]})")
         put(name, _unknown(value), how.kind, how.detail)
 
     model_cite = m.cite.get("config")

@@ -42,6 +42,8 @@ KEYS = {
     "text",
     "fact",
     "max",
+    "plausible",
+    "default_figure",
 }
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
 
@@ -69,6 +71,8 @@ class Field(NamedTuple):
     yes_no: tuple[Any, Any] | None = None
     bare: bool = False
     max: int | float | None = None
+    plausible: tuple[Any, ...] = ()  # the values worth trying when the user states none (assumptions)
+    default_figure: str | None = None  # unstated: the engine's own default stands, as this formula result
 
     @property
     def section(self) -> str | None:
@@ -185,6 +189,12 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         or not 1 <= top <= 10**12
     ):
         raise KnowledgeError("max is a number from 1 to 10**12, and only a number field has one", where=where)
+    plausible = tuple(raw.get("plausible") or ())
+    if any(not _plausible(v, kind, allowed, top) for v in plausible):
+        raise KnowledgeError("plausible lists values of the field's own type and range", where=where)
+    figure = raw.get("default_figure")
+    if figure is not None and (raw.get("default") is not None or not re.fullmatch(r"[a-z_0-9]+", str(figure))):
+        raise KnowledgeError("default_figure names a formula result, on a field without a default", where=where)
     return Field(
         fact=fact,
         path=path,
@@ -206,7 +216,18 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         yes_no=(yes_no[0], yes_no[1]) if yes_no else None,
         bare=bool(text.get("bare")),
         max=top,
+        plausible=plausible,
+        default_figure=figure,
     )
+
+
+def _plausible(value: Any, kind: str, allowed: tuple[Any, ...], top: int | float | None) -> bool:
+    """Whether `value` could be the field's: one of its values, or a positive number within its max."""
+    if allowed:
+        return value in allowed
+    if kind in ("count", "tokens", "gbps"):
+        return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value <= (top or 10**12)
+    return kind == "text" and isinstance(value, str)
 
 
 @cache

@@ -10,7 +10,7 @@ from math import log as _log
 from advisor.kb.expr import power as _power
 from typing import Any
 
-SOURCE_HASH = "30a682d3189f1ea8"
+SOURCE_HASH = "79579de341a0949e"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
