@@ -165,9 +165,11 @@ class _Filler(string.Formatter):
             return f"{self.format_field(value, '')} {noun}"
         if value is None:
             return "?"
-        if format_spec == "name" and isinstance(value, str):  # {tp_link:name}: 'pcie' as the reader says it
-            named = _labels().get(f"name_{value}")
-            return named.get(self.lang) if named is not None else value
+        if format_spec == "name":  # {tp_link:name}: 'pcie' as the reader says it; anything else as it is
+            if isinstance(value, str):
+                named = _labels().get(f"name_{value}")
+                return named.get(self.lang) if named is not None else value
+            format_spec = ""
         if isinstance(value, bool):
             return yes_no(value, self.lang)
         if not isinstance(value, (int, float)):

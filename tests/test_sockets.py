@@ -154,9 +154,26 @@ def test_recommend_told_four_gpus_per_socket_keeps_each_copy_inside_a_socket(cli
     assert data["input_states"]["gpus_per_socket"] == "given"
     tp8 = next(a for a in data["alternatives"] if a["layout"]["tp"] == 8)
     assert "tp-crosses-sockets" in tp8["rules"]
-    # unstated, one socket per node is assumed: nothing crosses the CPU link and TP 8 wins
+    # unstated, one socket per node is assumed: nothing crosses the CPU link and TP 8 wins, and the answer
+    # says that this is an assumption and what two sockets of four would give
     _, plain, _ = cli(*RECOMMEND, "--users", "16")
-    assert "Recommendation: TP 8" in plain and "socket" not in plain.lower()
+    flat = " ".join(plain.split())
+    assert "Recommendation: TP 8" in plain
+    assert "gpus_per_socket = 8 — not stated: all 8 GPUs of a node assumed under one CPU socket" in flat
+    assert "otherwise: 4: 2 × TP 4" in flat
+    _, doc, _ = cli(*RECOMMEND, "--users", "16", "--format", "json")
+    assumed = {a["fact"]: a for a in json.loads(doc)["assumptions"]}
+    assert assumed["gpus_per_socket"]["value"] == 8 and assumed["gpus_per_socket"]["state"] == "unknown"
+    assert [b["value"] for b in assumed["gpus_per_socket"]["otherwise"]] == [4]
+
+
+def test_sockets_are_not_an_assumption_where_one_nvlink_domain_holds_the_node(cli):
+    """'Eight H100 SXM for Llama 3.3 70B': NVSwitch joins every GPU, so the sockets cannot change the answer
+    and are not tried (no evaluation spent on them)."""
+    _, doc, _ = cli(
+        "recommend", "--model", "llama 3.3 70b", "--gpu", "h100", "--gpus", "8", "--users", "16", "--format", "json"
+    )
+    assert "gpus_per_socket" not in {a["fact"] for a in json.loads(doc)["assumptions"]}
 
 
 def test_recommend_for_one_users_speed_names_the_cross_socket_cost_of_tp8(cli):

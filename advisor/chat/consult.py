@@ -44,6 +44,7 @@ ASK_ORDER = (
     "iommu",
     "acs",
     "virtualized",
+    "gpus_per_socket",
     "nodes",
     "node_link_gbs",
     "workload_kind",

@@ -34,6 +34,7 @@ PROBED = (
     "virtualized",
     "kv_cache_dtype",
     "context_tokens",
+    "gpus_per_socket",
     "max_num_seqs",
     "max_num_batched_tokens",
 )
@@ -77,7 +78,15 @@ def plausible_values(kb: Knowledge, s: Scenario, fact: str, value: Any, state: s
     the node) for optional hardware; none for a value the catalogue fixes; the field's `plausible`
     values (knowledge/fields.yaml); the other yes/no; the other choices of an enum."""
     spec, field = kb.facts.get(fact), field_table(kb.root).by_fact().get(fact)
-    if spec is None or spec.scenario is None or field is None or value is None:
+    if spec is None or spec.scenario is None or field is None:
+        return ()
+    if state == "unknown" and field.plausible_split and value is None:
+        per_node = int(s.get("hardware.gpus_per_node") or 1)
+        nvlink = str(s.get("hardware.nvlink") or "none")
+        if nvlink == "nvswitch" or DOMAIN_SIZES.get(nvlink, 1) >= per_node:
+            return ()  # one NVLink domain holds the node: no group crosses the sockets' link
+        return tuple(per_node // k for k in field.plausible_split if per_node % k == 0 and per_node // k > 1)
+    if value is None:
         return ()
     if state == "unknown":
         if not optional_hardware(s, spec.scenario):
@@ -150,7 +159,8 @@ def find_assumptions(
     base = answer_key(rec)
     budget = MAX_EVALUATIONS
     found: list[Assumption] = []
-    figures = {f.fact: f.default_figure for f in field_table(kb.root).fields}
+    fields = field_table(kb.root).by_fact()
+    figures = {fact: f.default_figure for fact, f in fields.items()}
     units = {**{k: kb.facts[k].unit for k in BESIDE if k in kb.facts}, **units}
     for fact, path, values in trials(kb, s, rec.input_states, rec.env):
         if fact == "sharding" and rec.layout is not None and rec.layout.sharding:
@@ -170,7 +180,10 @@ def find_assumptions(
             value = assumed_value(s, path, figures.get(fact), rec.env)
             default = kb.formulas.get(rec.trace.get(figures[fact] or "", "")) if figures.get(fact) else None
             reason = default.assumptions if default is not None else None
-            found.append(_assumption(kb, s, fact, value, rec.input_states[fact], branches, readers, reason))
+            template = None
+            if value is None and fields[fact].plausible_split:  # unknown: the whole node as one part
+                value, template = int(s.get("hardware.gpus_per_node") or 1), label_text("assumed_whole_node")
+            found.append(_assumption(kb, s, fact, value, rec.input_states[fact], branches, readers, reason, template))
     return found
 
 
@@ -211,14 +224,18 @@ def _assumption(
     branches: list[Branch],
     readers: Mapping[str, frozenset[str]],
     default: Text | None = None,
+    template: Text | None = None,
 ) -> Assumption:
-    """`default`: the words of the formula that sets the engine's default, where the value is that."""
+    """`default`: the words of the formula that sets the engine's default, where the value is that;
+    `template`: the words of a working value of an unknown fact, with `{value}`."""
     spec = kb.facts[fact]
     rules = tuple(sorted({r for b in branches for r in (*b.gained, *b.lost)}))
     formulas = tuple(sorted(fid for fid, names in readers.items() if fact in names))
     reason = label_text("assumed_optional" if state == "unknown" else "assumed_default")
     if default is not None:  # why this value: the engine's default for the card, in the formula's words
         reason = Text({lang: default.get(lang).replace("{", "{{").replace("}", "}}") for lang in LANGS})
+    if template is not None:
+        reason = template
     why = Text({lang: _why(spec.doc.get(lang), formulas, rules, lang) for lang in LANGS})
     return Assumption(
         fact=fact,

@@ -43,6 +43,7 @@ KEYS = {
     "fact",
     "max",
     "plausible",
+    "plausible_split",
     "default_figure",
 }
 TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
@@ -73,6 +74,7 @@ class Field(NamedTuple):
     max: int | float | None = None
     plausible: tuple[Any, ...] = ()  # the values worth trying when the user states none (assumptions)
     default_figure: str | None = None  # unstated: the engine's own default stands, as this formula result
+    plausible_split: tuple[int, ...] = ()  # unknown: the node's GPUs divided by each of these is worth trying
 
     @property
     def section(self) -> str | None:
@@ -192,6 +194,9 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     plausible = tuple(raw.get("plausible") or ())
     if any(not _plausible(v, kind, allowed, top) for v in plausible):
         raise KnowledgeError("plausible lists values of the field's own type and range", where=where)
+    split = tuple(raw.get("plausible_split") or ())
+    if any(isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64 for k in split):
+        raise KnowledgeError("plausible_split lists whole numbers from 2 to 64 (parts of a node)", where=where)
     figure = raw.get("default_figure")
     if figure is not None and (raw.get("default") is not None or not re.fullmatch(r"[a-z_0-9]+", str(figure))):
         raise KnowledgeError("default_figure names a formula result, on a field without a default", where=where)
@@ -218,6 +223,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         max=top,
         plausible=plausible,
         default_figure=figure,
+        plausible_split=split,
     )
 
 

@@ -270,8 +270,14 @@ def unknown_dict(u: Unknown) -> dict[str, Any]:
 
 
 def value_text(value: Any, lang: str) -> str:
-    """An input's value as the reports write it: yes/no, numbers with the language's separators."""
-    return yes_no(value, lang) if isinstance(value, bool) else format_number(value, lang)
+    """An input's value as the reports write it: yes/no, numbers with the language's separators; in
+    another language than English, a choice with a name in that language by its name (English keeps the
+    word the flag takes: goal = throughput, Ziel = Durchsatz)."""
+    if isinstance(value, bool):
+        return yes_no(value, lang)
+    if lang != "en" and isinstance(value, str) and has_label(f"name_{value}"):
+        return label(f"name_{value}", lang)
+    return format_number(value, lang)
 
 
 def figure_label(key: str, lang: str) -> str:

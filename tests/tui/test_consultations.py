@@ -32,6 +32,7 @@ TRIALS: dict[str, tuple[Any, ...]] = {
     "gpus_per_node": (1, 2, 4, 8),
     "nodes": (1, 2, 4),
     "virtualized": (True, False),
+    "gpus_per_socket": (1, 2, 4),
     "max_num_seqs": (64, 256, 1024),
     "max_num_batched_tokens": (2048, 8192, 16384),
 }
