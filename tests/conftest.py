@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from advisor.core.engine import Engine
 from advisor.core.layouts import Layout
 from advisor.core.records import Recommendation
 from advisor.inputs.scenario import build
+from advisor.kb.paths import knowledge_dir
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -24,6 +27,15 @@ def _load_cache_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterat
         os.environ.pop("ADVISOR_CACHE_DIR", None)
     else:
         os.environ["ADVISOR_CACHE_DIR"] = before
+
+
+@pytest.fixture()
+def knowledge_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of knowledge/ that the advisor reads instead (ADVISOR_KNOWLEDGE_DIR), for a test to edit."""
+    target = tmp_path / "knowledge"
+    shutil.copytree(knowledge_dir(), target)
+    monkeypatch.setenv("ADVISOR_KNOWLEDGE_DIR", str(target))
+    return target
 
 
 @pytest.fixture(scope="session")

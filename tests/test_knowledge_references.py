@@ -6,12 +6,9 @@ Each case edits one entry of a copy of the shipped knowledge base, as a maintain
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from advisor.kb.paths import knowledge_dir
+from tests.editing import edit_once
 
 ASK = ("recommend", "--model", "Llama 3.3 70B", "--gpu", "RTX PRO 6000", "--gpus", "4", "--users", "1")
 
@@ -55,23 +52,9 @@ CASES = [
 ]
 
 
-@pytest.fixture()
-def knowledge_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    target = tmp_path / "knowledge"
-    shutil.copytree(knowledge_dir(), target)
-    monkeypatch.setenv("ADVISOR_KNOWLEDGE_DIR", str(target))
-    return target
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 @pytest.mark.parametrize(("file", "old", "new", "entry", "unknown"), CASES, ids=[c[4] for c in CASES])
 def test_an_entry_naming_an_unknown_id_is_refused_in_one_line(cli, knowledge_copy, file, old, new, entry, unknown):
-    _edit(knowledge_copy / file, old, new)
+    edit_once(knowledge_copy / file, old, new)
     code, out, err = cli("rules", "check", "--quick")
     assert code == 2 and out == ""
     (line,) = err.strip().splitlines()
@@ -83,8 +66,8 @@ def test_an_entry_naming_an_unknown_id_is_refused_in_one_line(cli, knowledge_cop
 
 
 def test_two_unknown_ids_are_one_line_that_counts_the_rest(cli, knowledge_copy):
-    _edit(knowledge_copy / "measurements.yaml", *CASES[0][1:3])
-    _edit(knowledge_copy / "failures.yaml", *CASES[3][1:3])
+    edit_once(knowledge_copy / "measurements.yaml", *CASES[0][1:3])
+    edit_once(knowledge_copy / "failures.yaml", *CASES[3][1:3])
     code, _out, err = cli("rules", "check")
     (line,) = err.strip().splitlines()
     assert code == 2 and "and 1 more unknown id" in line

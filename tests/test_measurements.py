@@ -5,13 +5,10 @@ names each kind of breakage."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from advisor.kb.knowledge import METRICS, Knowledge, load
-from advisor.kb.paths import knowledge_dir
+from tests.editing import edit_once
 
 
 @pytest.fixture(scope="module")
@@ -96,20 +93,6 @@ def test_the_collection_spans_dense_and_moe_pcie_nvlink_and_several_nodes(kb):
     assert {"one_user_tokens_per_s", "throughput_tokens_per_s", "ttft_ms", "tpot_ms"} <= {m.metric for m in ms}
 
 
-@pytest.fixture()
-def knowledge_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    target = tmp_path / "knowledge"
-    shutil.copytree(knowledge_dir(), target)
-    monkeypatch.setenv("ADVISOR_KNOWLEDGE_DIR", str(target))
-    return target
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 @pytest.mark.parametrize(
     ("old", "new", "named"),
     [
@@ -121,7 +104,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     ],
 )
 def test_rules_check_names_a_broken_measurement(cli, knowledge_copy, old, new, named):
-    _edit(knowledge_copy / "measurements.yaml", old, new)
+    edit_once(knowledge_copy / "measurements.yaml", old, new)
     code, out, err = cli("rules", "check", "--quick")
     assert code != 0
     assert "measurement " in out + err and named in out + err
