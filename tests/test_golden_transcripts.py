@@ -57,7 +57,7 @@ def test_a_german_ticket_has_its_assumptions_and_alternatives_in_german():
     summary = text[text.index("## Zusammenfassung") : text.index("## Gesprächsverlauf")]
     assert "**Frage:** Qwen3-235B-A22B · FP8" in summary and "- Aufteilung: **TP 4** — 4 GPUs je Kopie" in summary
     assert "## Geprüfte Alternativen" in summary and "warum nicht:" in summary
-    assert "## Annahmen" in summary and "nvlink = none" in summary and "sonst: bridge-4: TP 4" in summary
+    assert "## Annahmen" in summary and "nvlink = keine Verbindung" in summary and "sonst: bridge-4: TP 4" in summary
     for english in ("## Summary", "why not", "Alternatives considered", "Assumptions", "otherwise"):
         assert english not in text
 
