@@ -20,3 +20,18 @@ def bundle(folder: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
+
+
+# A customer's plan: Llama 3.3 70B in FP8 on L40S cards, TP 2 on GPUs 0 and 2 (the audit tests'
+# deployment file).
+L40S_PLAN = """\
+model: Llama 3.3 70B Instruct
+precision: fp8
+kv_cache_dtype: fp8
+hardware: {gpu: L40S}
+workload: {concurrent_conversations: 16, context_tokens: 8192}
+deployment:
+  engine: vllm
+  tp: 2
+  gpus: [0, 2]
+"""

@@ -10,19 +10,7 @@ from pathlib import Path
 import pytest
 
 from advisor.audit import audit
-from tests.evidence_data import bundle, verbatim
-
-L40S_PLAN = """\
-model: Llama 3.3 70B Instruct
-precision: fp8
-kv_cache_dtype: fp8
-hardware: {gpu: L40S}
-workload: {concurrent_conversations: 16, context_tokens: 8192}
-deployment:
-  engine: vllm
-  tp: 2
-  gpus: [0, 2]
-"""
+from tests.evidence_data import L40S_PLAN, bundle, verbatim
 
 
 def findings(result):

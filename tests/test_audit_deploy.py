@@ -12,7 +12,7 @@ import pytest
 
 from advisor.audit import audit, audit_fleet
 from advisor.core.engine import Engine
-from tests.evidence_data import bundle, verbatim
+from tests.evidence_data import L40S_PLAN, bundle, verbatim
 
 RTX3090_PAIRS = "topo_11_4xRTX3090_nv4_bridged_pairs_0-2_1-3.txt"  # NVLink bridges on GPU0-GPU2 and GPU1-GPU3
 L40S_SOCKETS = "topo_04_4xL40S_2socket_node_sys_nic_spaces.txt"  # GPU0,1 on one socket, GPU2,3 on the other
@@ -24,19 +24,6 @@ def qwen_on_3090s(deployment: str) -> str:
         "model: Qwen3-32B\nprecision: fp8\nhardware: {gpu: RTX 3090}\n"
         f"workload: {{concurrent_conversations: 10}}\ndeployment: {deployment}\n"
     )
-
-
-L40S_PLAN = """\
-model: Llama 3.3 70B Instruct
-precision: fp8
-kv_cache_dtype: fp8
-hardware: {gpu: L40S}
-workload: {concurrent_conversations: 16, context_tokens: 8192}
-deployment:
-  engine: vllm
-  tp: 2
-  gpus: [0, 2]
-"""
 
 
 def host(tmp_path, topo: str, plan: str, name: str = "b"):
