@@ -14,12 +14,24 @@ import copyreg
 import io
 import os
 import pickle
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 FORMAT = 1  # bump when the entry layout changes
 KEEP = 8  # entries of one kind kept (one per checkout or copy of the data); older ones are removed on a write
+
+
+def checksum(data: bytes) -> str:
+    """The length, CRC-32 and Adler-32 of `data`: enough to notice any edit to a file, without loading a
+    hash library (the entries' keys are made of these; an entry is no security boundary, see `read`)."""
+    return f"{len(data)}:{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+def entry(folder: Path, kind: str, name: str) -> Path:
+    """The entry of `kind` for `name` (a file's path, a pair of folders) in `folder`."""
+    return folder / f"{kind}-{zlib.crc32(name.encode()):08x}.pickle"
 
 
 def cache_dir() -> Path | None:

@@ -149,10 +149,8 @@ def load_file(path: Path, error: type[AdvisorError] = InputError) -> Any:
 
 def load_file_cached(path: Path, error: type[AdvisorError] = InputError) -> Any:
     """`load_file`, with the parsed document kept in the per-user cache (advisor.diskcache) under the
-    hash of the file's bytes and of this reader: a file read on every start (the field table, the
+    checksums of the file's bytes and of this reader: a file read on every start (the field table, the
     report labels) costs neither PyYAML's import nor its parse while it is unchanged."""
-    import hashlib
-
     from advisor import diskcache
 
     folder = diskcache.cache_dir()
@@ -162,8 +160,8 @@ def load_file_cached(path: Path, error: type[AdvisorError] = InputError) -> Any:
         raw = None
     if folder is None or raw is None:
         return load_file(path, error)
-    key = hashlib.sha256(Path(__file__).read_bytes() + b"\0" + raw).hexdigest()
-    entry = folder / f"yaml-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.pickle"
+    key = f"{diskcache.checksum(Path(__file__).read_bytes())} {diskcache.checksum(raw)}"
+    entry = diskcache.entry(folder, "yaml", str(path.resolve()))
     hit = diskcache.read(entry, key)
     if hit is not None:
         return hit

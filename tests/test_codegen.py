@@ -38,3 +38,49 @@ def test_a_power_of_a_batch_size_is_computed_and_a_huge_one_refused_alike(engine
         assert f.fast(env) == f.expr.evaluate(env)
     env.update(expert_batch=256, experts_per_tok=8)
     assert f.expr.evaluate(env) is not None  # 0.97 ** 256 is a number, not a refusal
+
+
+def test_generated_plan_is_fresh():
+    """The one function of every layout formula is regenerated with the formulas, and runs exactly the
+    calculator's layout formulas in its order."""
+    from advisor.core.formulas import generated_plan
+
+    assert generated_plan.SOURCE_HASH == codegen.source_hash()
+    assert codegen.PLAN_TARGET.read_text(encoding="utf-8") == codegen.render_plan()
+
+
+def test_the_generated_plan_computes_what_the_walked_plan_computes(engine):
+    """Every candidate layout of clusters large enough to use the generated plan (dense and MoE, PCIe
+    and NVLink, one node and many, serving and training, facts left unknown): the same facts and the
+    same trace as walking the scenario's plan formula by formula."""
+    from advisor.core.facts import scenario_facts
+    from advisor.core.formulas import generated_plan
+    from advisor.core.layouts import candidates, machine_of
+    from advisor.inputs.scenario import build
+
+    whens = {fid: f.when for fid, f in engine.calc.formulas.items() if f.when is not None}
+    scenarios = [
+        {"model": "llama-3.1-405b", "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 16}},
+        {"model": "deepseek-v3", "hardware": {"gpu": "h200", "gpus_per_node": 8, "nodes": 4}},
+        {"model": "qwen3-235b-a22b", "hardware": {"gpu": "l40s", "gpus_per_node": 8, "nodes": 2}},
+        {"model": "llama 3.3 70b", "precision": "fp8", "hardware": {"gpu": "rtx pro 6000", "gpus_per_node": 8}},
+        {
+            "model": "llama 3.1 8b",
+            "hardware": {"gpu": "h100-sxm", "gpus_per_node": 8, "nodes": 8},
+            "workload": {"kind": "training"},
+        },
+    ]
+    checked = 0
+    for raw in scenarios:
+        s = build(raw, engine.kb)
+        env, _ = scenario_facts(s, engine.kb)
+        trace: dict[str, str] = {}
+        engine.calc.run(env, engine.calc.scenario_ids, trace)
+        plan = engine.calc.plan(env, engine.calc.layout_ids)
+        for layout in candidates(machine_of(env), env["n_layers"] or 1, env["model_kind"] == "moe"):
+            walked = engine.candidate(layout, env, trace, None, plan)
+            one = engine.candidate(layout, env, trace, None, plan, lambda e, t: generated_plan.run_layout(e, t, whens))
+            assert one.env == walked.env, (raw["model"], layout)
+            assert one.trace == walked.trace, (raw["model"], layout)
+            checked += 1
+    assert checked > 300

@@ -139,7 +139,7 @@ def test_rules_check_reads_the_files_even_when_the_cache_says_otherwise(cli, cac
     key = cache.data_key(knowledge_dir(), rules_dir())
     source = next(iter(engine.kb.sources))
     del engine.kb.sources[source]  # a cache whose records differ from the files it was keyed by
-    cache._write(path, key, engine.kb, engine.rules)
+    cache._write(path, key, (engine.kb, engine.rules, cache.hashes_of(engine.kb, engine.rules)))
     tampered = Engine.load()
     assert tampered.from_cache and source not in tampered.kb.sources
     code, out, err = cli("rules", "check", "--quick")
@@ -185,3 +185,32 @@ def test_many_copies_of_the_data_leave_a_bounded_cache_folder(cache_dir, tmp_pat
     assert len(_records(cache_dir)) == diskcache.KEEP
     assert Engine.load(knowledge_dir(), copies[-1]).from_cache
     assert not Engine.load(knowledge_dir(), copies[0]).from_cache  # the oldest was removed, and is rebuilt
+
+
+def test_the_hashes_an_answer_names_are_the_files_own_from_the_cache_too(cache_dir):
+    """The JSON answer and the transcripts name the rule and knowledge base by hash: a start from the
+    cache names the same hashes as a fresh load of the files, and the generated formula code is used
+    alike."""
+    Engine.load()
+    warm, fresh = Engine.load(), Engine.load(cached=False)
+    assert warm.from_cache and not fresh.from_cache
+    assert (warm.rule_base_hash, warm.knowledge_hash) == (fresh.rule_base_hash, fresh.knowledge_hash)
+    assert len(warm.rule_base_hash) == 16 and warm.rule_base_hash != warm.knowledge_hash
+    assert all(f.fast is not None for f in warm.calc.formulas.values())
+
+
+def test_an_edit_that_keeps_a_files_length_is_seen(cache_dir, tmp_path):
+    """The key checks each file's contents, not its size or time: one digit changed in a rule file
+    makes a fresh load, and the rule-base hash the answers name changes with it."""
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules)
+    first = Engine.load(knowledge_dir(), rules)
+    assert Engine.load(knowledge_dir(), rules).from_cache
+    path = rules / "audit.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# What only a host can show")
+    edited = text.replace("# What only", "# What Only", 1)  # a comment: the rules stay the same
+    path.write_text(edited, encoding="utf-8")
+    again = Engine.load(knowledge_dir(), rules)
+    assert not again.from_cache
+    assert again.rule_base_hash != first.rule_base_hash

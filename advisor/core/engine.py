@@ -9,15 +9,14 @@ unknowns with the questions that settle them. Every step leaves a trace.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.core.facts import Origin, scenario_facts
 from advisor.core.formulas.calc import Calculator, Planned
-from advisor.core.layouts import Layout, candidates, link_facts, machine_of
+from advisor.core.layouts import LAYOUT_NUMBERS, Layout, Machine, candidates, layout_numbers, link_facts, machine_of
 from advisor.core.records import (
     NO_TEXT,
     Alternative,
@@ -29,11 +28,15 @@ from advisor.core.records import (
     Recommendation,
     Unknown,
 )
+from advisor.errors import KnowledgeError
 from advisor.i18n import Message, Text, label_text
 from advisor.inputs.scenario import Scenario
 from advisor.kb.knowledge import Knowledge
 from advisor.kb.rules import SEVERITIES, Rule, RuleBase, SortKey
 from advisor.structs import Struct, field, replace
+
+if TYPE_CHECKING:
+    from advisor.kb.cache import Hashes
 
 CONTRACT_FIGURES = {
     "weights_gib": "weights_gib",
@@ -67,6 +70,12 @@ ALTERNATIVE_FIGURES = (
 )
 MAX_ALTERNATIVES = 8
 FROM_LAYOUTS = ("fits_one_gpu", "conversations_one_gpu", "replicas_conversations", "any_layout_fits", "min_gpus_to_fit")
+# What the search reads of every candidate before it chooses (FROM_LAYOUTS are made of them): computed for
+# every layout with what decides whether a rule rejects it; the other formulas only for the layouts that
+# stay in the race or are shown (Engine.complete)
+SCREENED = ("fits", "conversations_per_replica", "conversations")
+# Facts the search sets on a candidate after its formulas ran: no layout formula may read them
+AFTER_FORMULAS = (*FROM_LAYOUTS, "sharding_rank")
 TRACE_DEPTH = 6  # how far "how did you get that" follows a figure's inputs
 FINDING_DEPTH = TRACE_DEPTH  # a finding's figures show their formula with numbers; `how` follows the inputs
 
@@ -86,30 +95,38 @@ class Candidate(Struct, frozen=False):
     env: dict[str, Any]
     trace: dict[str, str]
     outcomes: dict[str, bool | None]
+    rest: Callable[[Candidate], None] | None = None  # computes the formulas not yet run (Engine.complete)
 
     def fired(self, base: RuleBase, effect: str) -> list[Rule]:
         """The rules with `effect` that fired on this layout."""
         return [base.rules[r] for r, hit in self.outcomes.items() if hit and base.rules[r].effect == effect]
 
 
-def _hash_files(paths: Iterable[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 class Engine:
     """The knowledge base, the rule base and the calculator, loaded once and used for any number of scenarios."""
 
-    def __init__(self, kb: Knowledge, base: RuleBase) -> None:
+    def __init__(self, kb: Knowledge, base: RuleBase, hashes: Hashes | None = None) -> None:
+        """`hashes`: the hashes of the files the two were loaded from, where the load cache kept them."""
         self.kb = kb
         self.rules = base
-        self.calc = Calculator(kb)
+        self._hashes = hashes
+        self.calc = Calculator(kb, hashes.formulas if hashes is not None else None)
         self.layout_fact_names = self.calc.layout_facts
         self.layout_rules = base.in_scope("layout")
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
+        self.rejecting_rules = [r for r in self.selecting_rules if r.effect == "reject"]
+        screened = {n for r in self.rejecting_rules for n in r.when.names} | set(SCREENED)
+        self.screen_ids = self.calc.needed(screened, self.calc.layout_ids)
+        reads = screened.union(*(self.calc.formulas[fid].inputs for fid in self.screen_ids))
+        results = {f.spec.result for f in self.calc.formulas.values()}
+        placed = self.layout_fact_names - results - set(LAYOUT_NUMBERS) - set(AFTER_FORMULAS)  # `link_facts`'s own
+        self.screen_reads_links = bool(reads & placed)
+        late = sorted(fid for fid in self.calc.layout_ids if self.calc.formulas[fid].inputs & set(AFTER_FORMULAS))
+        if late:
+            raise KnowledgeError(
+                f"layout formulas {', '.join(late)} read a fact the layout search sets after the formulas:"
+                f" {', '.join(AFTER_FORMULAS)}"
+            )
 
     from_cache = False  # set by `load`: whether the records came from the load cache
 
@@ -119,20 +136,28 @@ class Engine:
         of `advisor.kb.cache` unless `cached` is False; `from_cache` tells which it was."""
         from advisor.kb import cache
 
-        kb, base, hit = cache.load(knowledge_root, rules_root, cached=cached)
-        engine = cls(kb, base)
+        kb, base, hashes, hit = cache.load(knowledge_root, rules_root, cached=cached)
+        engine = cls(kb, base, hashes)
         engine.from_cache = hit
         return engine
 
     @cached_property
     def rule_base_hash(self) -> str:
         """A short hash of the rule files, recorded in transcripts."""
-        return _hash_files(self.rules.files)
+        if self._hashes is not None:
+            return self._hashes.rules
+        from advisor.kb.cache import files_hash
+
+        return files_hash(self.rules.files)
 
     @cached_property
     def knowledge_hash(self) -> str:
         """A short hash of the knowledge files, recorded in transcripts."""
-        return _hash_files(self.kb.root.rglob("*.yaml"))
+        if self._hashes is not None:
+            return self._hashes.knowledge
+        from advisor.kb.cache import files_hash
+
+        return files_hash(self.kb.root.rglob("*.yaml"))
 
     # --- evaluation --------------------------------------------------------------------------
 
@@ -143,16 +168,51 @@ class Engine:
         trace: Mapping[str, str],
         known: Mapping[str, Any] | None = None,
         plan: list[Planned] | None = None,
+        run: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
+        machine: Machine | None = None,
+        screen: list[Planned] | None = None,
     ) -> Candidate:
         """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
-        layout formulas' results (`plan`: the scenario's plan of them, made once for all layouts)."""
+        layout formulas' results (`plan`: the scenario's plan of them, made once for all layouts; `run`:
+        what computes it, `Calculator.runner`; `machine`: the scenario's, `machine_of(env)`). With
+        `screen` (the plan of `screen_ids`), only what decides rejection and the SCREENED facts are
+        computed now, the rest by `complete`."""
         lenv = dict(env)
-        lenv.update(link_facts(layout, env))
+        later_links = screen is not None and not self.screen_reads_links
+        lenv.update(layout_numbers(layout, env) if later_links else link_facts(layout, env, machine=machine))
         if known:
             lenv.update(known)
         ltrace = dict(trace)
-        self.calc.run_plan(lenv, plan if plan is not None else self.calc.plan(env, self.calc.layout_ids), ltrace)
-        return Candidate(layout, lenv, ltrace, {})
+        if run is None:
+            whole = plan if plan is not None else self.calc.plan(env, self.calc.layout_ids)
+
+            def run(e: dict[str, Any], t: dict[str, str]) -> None:
+                self.calc.run_plan(e, whole, t)
+
+        if screen is None:
+            run(lenv, ltrace)
+            return Candidate(layout, lenv, ltrace, {})
+        self.calc.run_plan(lenv, screen, ltrace)
+        compute = run
+
+        def rest(c: Candidate) -> None:
+            if later_links:
+                c.env.update(link_facts(layout, env, machine=machine))
+                if known:
+                    c.env.update(known)
+            compute(c.env, c.trace)
+
+        return Candidate(layout, lenv, ltrace, {}, rest)
+
+    def complete(self, c: Candidate) -> Candidate:
+        """`c` with every layout formula computed and every selecting rule decided; only once the search
+        has set FROM_LAYOUTS on it."""
+        if c.rest is not None:
+            rest, c.rest = c.rest, None
+            rest(c)
+        if len(c.outcomes) < len(self.selecting_rules):
+            c.outcomes.update({r.id: r.when.evaluate(c.env) for r in self.selecting_rules if r.id not in c.outcomes})
+        return c
 
     def evaluate(
         self,
@@ -193,7 +253,12 @@ class Engine:
             groups, cands = self._sharded_candidates(base_env, env, trace, layouts, shardings)
         else:
             plan = self.calc.plan(env, self.calc.layout_ids)
-            cands = [self.candidate(x, env, trace, layout_known if x == only else None, plan) for x in layouts]
+            run, machine = self.calc.runner(plan, len(layouts)), machine_of(env)
+            screen = self.calc.plan(env, self.screen_ids)
+            cands = [
+                self.candidate(x, env, trace, layout_known if x == only else None, plan, run, machine, screen)
+                for x in layouts
+            ]
             rank = self._sharding_rank(env.get("sharding")) if env.get("workload_kind") == "training" else None
             for c in cands:
                 c.env["sharding_rank"] = rank
@@ -204,11 +269,13 @@ class Engine:
             source = own[c.layout.sharding] if shardings else env
             for name in FROM_LAYOUTS:
                 c.env[name] = source[name]
-            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.selecting_rules}
+            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.rejecting_rules}
+            if not any(c.outcomes.values()):  # still in the race: every figure counts
+                self.complete(c)
         order = self._order(env)
         chosen, dropped = self._rank(cands, order)
         if only is not None:
-            chosen = cands[0]
+            chosen = self.complete(cands[0])
         chosen_sharding: Assumption | None = None
         if shardings and chosen is not None:
             env, trace = groups[chosen.layout.sharding]
@@ -283,9 +350,11 @@ class Engine:
                 self.calc.run(senv, self.calc.scenario_ids, strace)
             groups[sharding] = (senv, strace)
             plan = self.calc.plan(senv, self.calc.layout_ids)
+            run, machine = self.calc.runner(plan, len(layouts)), machine_of(senv)
+            screen = self.calc.plan(senv, self.screen_ids)
             rank = self._sharding_rank(sharding)
             for x in layouts:
-                c = self.candidate(replace(x, sharding=sharding), senv, strace, None, plan)
+                c = self.candidate(replace(x, sharding=sharding), senv, strace, None, plan, run, machine, screen)
                 c.env["sharding_rank"] = rank
                 cands.append(c)
         return groups, cands
@@ -554,20 +623,46 @@ class Engine:
         def rank(c: Candidate) -> tuple[Any, ...]:
             return (bool(c.fired(self.rules, "reject")), -dropped.get(id(c), -1), self._sort_key(c, order))
 
-        ranked = sorted((c for c in cands if c is not chosen), key=rank)
-        picked: list[Candidate] = []
+        # Rejected layouts rank after all others; they are completed (every figure computed) only where one
+        # is shown, and ranked among themselves only where that order decides which.
+        others = [c for c in cands if c is not chosen]
+        rejected = [c for c in others if c.fired(self.rules, "reject")]
+        ranked = sorted((c for c in others if not c.fired(self.rules, "reject")), key=rank)
+        sorted_rejected: list[Candidate] = []
+
+        def rejected_ranked() -> list[Candidate]:
+            if not sorted_rejected and rejected:
+                sorted_rejected.extend(sorted((self.complete(c) for c in rejected), key=rank))
+            return sorted_rejected
+
         by_layout: dict[Layout, Candidate] = {}
         for c in ranked:  # under every sharding tried, the best-ranked one of each split
             by_layout.setdefault(c.layout.bare(), c)
+        missing = {layout for layout in wanted if layout not in by_layout}
+        hits: dict[Layout, list[Candidate]] = {}
+        for c in rejected if missing else ():
+            if (bare := c.layout.bare()) in missing:
+                hits.setdefault(bare, []).append(c)
+        for layout, found in hits.items():
+            if len(found) > 1:  # the same split under several shardings: the best-ranked one
+                found = [c for c in rejected_ranked() if c.layout.bare() == layout]
+            by_layout[layout] = self.complete(found[0])
+        picked: list[Candidate] = []
         for layout in wanted:
             best = by_layout.get(layout)
-            if best is not None and best is not chosen and best not in picked:
+            if best is not None and best is not chosen and all(best is not p for p in picked):
                 picked.append(best)
-        for c in ranked:
-            if len(picked) >= MAX_ALTERNATIVES:
-                break
-            if c not in picked:
-                picked.append(c)
+
+        def fill(group: list[Candidate]) -> None:
+            for c in group:
+                if len(picked) >= MAX_ALTERNATIVES:
+                    return
+                if all(c is not p for p in picked):
+                    picked.append(c)
+
+        fill(ranked)
+        if len(picked) < MAX_ALTERNATIVES:
+            fill(rejected_ranked())
         picked.sort(key=rank)
         return [self._why_not(c, chosen, order, None if asked else dropped.get(id(c))) for c in picked]
 

@@ -350,10 +350,28 @@ def ep_nodes(layout: Layout, machine: Machine) -> int:
     return layout.ep_copies * -(-layout.tp // machine.per_node)
 
 
-def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | None = None) -> dict[str, Any]:
+LAYOUT_NUMBERS = ("tp", "pp", "ep", "replicas", "gpus_per_replica", "idle_gpus")
+
+
+def layout_numbers(layout: Layout, env: Mapping[str, Any]) -> dict[str, Any]:
+    """The layout's own numbers (LAYOUT_NUMBERS), without placing it: the first facts of `link_facts`."""
+    return {
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "ep": layout.ep,
+        "replicas": layout.replicas,
+        "gpus_per_replica": layout.gpus_per_replica,
+        "idle_gpus": env["total_gpus"] - layout.gpus,
+    }
+
+
+def link_facts(
+    layout: Layout, env: Mapping[str, Any], placement: Placement | None = None, machine: Machine | None = None
+) -> dict[str, Any]:
     """Per-layout facts about placement and links: which link TP, PP, EP and the copies cross, at what
-    bandwidth and measured latency (the scenario's `pcie_latency_us`, ...; 0 where none is known)."""
-    machine = machine_of(env)
+    bandwidth and measured latency (the scenario's `pcie_latency_us`, ...; 0 where none is known);
+    `machine`: the scenario's (`machine_of(env)`), where the caller has it."""
+    machine = machine or machine_of(env)
     straddles = False
     links = placement.links() if placement is not None else aligned_links(layout, machine)
     if links is None:  # a layout the user named that cannot be placed without straddling
@@ -366,15 +384,10 @@ def link_facts(layout: Layout, env: Mapping[str, Any], placement: Placement | No
         "socket": env.get("socket_gbs"),
         "network": env.get("node_link_gbs"),
     }
-    tp, pp, g = layout.tp, layout.pp, layout.gpus_per_replica
+    tp, pp = layout.tp, layout.pp
     per_node, domain = machine.per_node, machine.domain
-    facts: dict[str, Any] = {
-        "tp": tp,
-        "pp": pp,
-        "ep": layout.ep,
-        "replicas": layout.replicas,
-        "gpus_per_replica": g,
-        "idle_gpus": env["total_gpus"] - layout.gpus,
+    facts = layout_numbers(layout, env)
+    facts |= {
         "copy_straddles_nodes": straddles,
         "tp_spans_nvlink_domains": machine.nvlink and tp > domain,
         "tp_spans_nodes": tp > per_node or links["tp"] == "network",

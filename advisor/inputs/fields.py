@@ -241,8 +241,6 @@ def _load(path: Path) -> FieldTable:
     """The checked table, from the per-user cache while the file and its checks are unchanged: the
     checks compile every free-text pattern (a few milliseconds on each start of the command line,
     whose flags come from this table)."""
-    import hashlib
-
     from advisor import diskcache, i18n, yamlio
 
     folder = diskcache.cache_dir()
@@ -252,11 +250,9 @@ def _load(path: Path) -> FieldTable:
         raw = None
     if folder is None or raw is None:
         return _checked(path)
-    digest = hashlib.sha256(raw)
-    for module in (__file__, i18n.__file__, yamlio.__file__):
-        digest.update(b"\0" + Path(module).read_bytes())
-    key = digest.hexdigest()
-    entry = folder / f"fields-{hashlib.sha256(str(path).encode()).hexdigest()[:16]}.pickle"
+    modules = (Path(module).read_bytes() for module in (__file__, i18n.__file__, yamlio.__file__))
+    key = " ".join(diskcache.checksum(data) for data in (raw, *modules))
+    entry = diskcache.entry(folder, "fields", str(path))
     hit = diskcache.read(entry, key)
     if isinstance(hit, FieldTable):
         return hit

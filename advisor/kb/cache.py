@@ -1,9 +1,13 @@
 """The load cache: the validated knowledge and rule records of one pair of folders, kept between runs.
 
-The key hashes the names and contents of every knowledge/**/*.yaml and rules/*.yaml file, the
-folders' paths, the advisor's version and the source of the loaders (this wing and the YAML
-reader), so any edit to the data or to the code that reads it makes a fresh load. The records are
-pickled (texts and parsed conditions reduced to plain data) into a per-user folder:
+The key lists the names, lengths and checksums (CRC-32 and Adler-32) of every knowledge/**/*.yaml and
+rules/*.yaml file and of the loaders' source (this wing and the YAML reader), with the folders' paths
+and the advisor's version, so any edit to the data or to the code that reads it makes a fresh load.
+Beside the records the entry keeps the SHA-256 hashes the answers name (`Hashes`: the rule base and
+the knowledge base as transcripts and JSON record them, formulas.yaml as the generated code checks it),
+worked out once when the entry is written: an answer from the cache reads each file once for its
+checksums and never loads a hash library. The records are pickled (texts and parsed conditions
+reduced to plain data) into a per-user folder:
 ADVISOR_CACHE_DIR, else $XDG_CACHE_HOME/gpu-split-advisor, else ~/.cache/gpu-split-advisor.
 A missing, stale, corrupt or foreign cache file is ignored and rewritten (temporary file and
 os.replace); a folder that cannot be written only costs the time of a fresh load. Only files the
@@ -12,10 +16,10 @@ current user owns and nobody else can write are read back.
 
 from __future__ import annotations
 
-import hashlib
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor import __version__, diskcache
 from advisor.i18n import Text
@@ -24,7 +28,7 @@ from advisor.kb import rules as rules_mod
 from advisor.kb.expr import Expression
 from advisor.kb.paths import knowledge_dir, rules_dir
 
-FORMAT = 2  # bump when the records' layout changes
+FORMAT = 3  # bump when the records' layout changes
 _LOADER_MODULES = (
     "advisor.kb.knowledge",
     "advisor.kb.schema",
@@ -38,27 +42,58 @@ _LOADER_MODULES = (
 )
 
 
+class Hashes(NamedTuple):
+    """The SHA-256 hashes (16 hex digits) the answers name: the rule files, the knowledge files, and
+    knowledge/formulas.yaml (which the generated formula code must match; "" where there is none)."""
+
+    rules: str
+    knowledge: str
+    formulas: str
+
+
+def files_hash(paths: Iterable[Path]) -> str:
+    """The short SHA-256 of the files' names and contents, in name order."""
+    import hashlib  # only a fresh load pays for the hash library
+
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def file_hash(path: Path) -> str:
+    """The short SHA-256 of one file's contents."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def hashes_of(kb: knowledge_mod.Knowledge, base: rules_mod.RuleBase) -> Hashes:
+    """The hashes of the files `kb` and `base` were loaded from."""
+    formulas = kb.root / "formulas.yaml"
+    return Hashes(
+        files_hash(base.files), files_hash(kb.root.rglob("*.yaml")), file_hash(formulas) if formulas.is_file() else ""
+    )
+
+
 def data_key(knowledge_root: Path, rules_root: Path) -> str:
-    """The hash of the loaders' code and version, the folders, and every data file's name and contents."""
-    digest = hashlib.sha256(f"{FORMAT} {__version__} {knowledge_root} {rules_root}".encode())
+    """The loaders' code and version, the folders, and every data file's name, length and checksums."""
+    parts = [f"{FORMAT} {__version__} {knowledge_root} {rules_root}"]
     for name in _LOADER_MODULES:
-        module = sys.modules.get(name)
-        source = getattr(module, "__file__", None)
-        digest.update(name.encode())
-        if source:
-            digest.update(Path(source).read_bytes())
+        source = getattr(sys.modules.get(name), "__file__", None)
+        parts.append(f"{name} {diskcache.checksum(Path(source).read_bytes() if source else b'')}")
     for root, pattern in ((knowledge_root, "**/*.yaml"), (rules_root, "*.yaml")):
         for path in sorted(root.glob(pattern)):
-            data = path.read_bytes()
-            digest.update(f"\0{root.name}\0{path.relative_to(root)}\0{len(data)}\0".encode())
-            digest.update(data)
-    return digest.hexdigest()
+            parts.append(f"{root.name}/{path.relative_to(root)} {diskcache.checksum(path.read_bytes())}")
+    return "\n".join(parts)
 
 
 def load(
     knowledge_root: Path | None = None, rules_root: Path | None = None, *, cached: bool = True
-) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, bool]:
-    """The knowledge and rule bases of the two folders, and whether they came from the cache.
+) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, Hashes | None, bool]:
+    """The knowledge and rule bases of the two folders, their files' hashes (None: not worked out, the
+    cache was not used), and whether they came from the cache.
 
     `cached=False` (the rule-base check) always reads and checks the files."""
     knowledge_root = knowledge_root or knowledge_dir()
@@ -71,30 +106,34 @@ def load(
         except OSError:
             key = None
         if key is not None:
-            place = hashlib.sha256(f"{knowledge_root.resolve()}\0{rules_root.resolve()}".encode()).hexdigest()[:16]
-            path = folder / f"records-{place}.pickle"
+            path = diskcache.entry(folder, "records", f"{knowledge_root.resolve()}\0{rules_root.resolve()}")
             hit = _read(path, key)
             if hit is not None:
-                return hit[0], hit[1], True
+                return hit[0], hit[1], hit[2], True
     kb = knowledge_mod.load(knowledge_root)
     base = rules_mod.load(kb, rules_root)
-    if path is not None and key is not None:
-        _write(path, key, kb, base)
-    return kb, base, False
+    if path is None or key is None:
+        return kb, base, None, False
+    hashes = hashes_of(kb, base)
+    _write(path, key, (kb, base, hashes))
+    return kb, base, hashes, False
 
 
-def _read(path: Path, key: str) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase] | None:
+def _read(path: Path, key: str) -> tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, Hashes] | None:
     stored = diskcache.read(path, key)
-    if not (isinstance(stored, tuple) and len(stored) == 2):
+    if not (isinstance(stored, tuple) and len(stored) == 3):
         return None
-    kb, base = stored
+    kb, base, hashes = stored
     if not isinstance(kb, knowledge_mod.Knowledge) or not isinstance(base, rules_mod.RuleBase):
         return None
-    return kb, base
+    if not (isinstance(hashes, tuple) and len(hashes) == 3 and all(isinstance(h, str) for h in hashes)):
+        return None
+    return kb, base, Hashes(*hashes)
 
 
-def _write(path: Path, key: str, kb: knowledge_mod.Knowledge, base: rules_mod.RuleBase) -> None:
-    diskcache.write(path, key, (kb, base), _reducers())
+def _write(path: Path, key: str, entry: tuple[knowledge_mod.Knowledge, rules_mod.RuleBase, Hashes]) -> None:
+    kb, base, hashes = entry
+    diskcache.write(path, key, (kb, base, tuple(hashes)), _reducers())
 
 
 def _text(texts: dict[str, str]) -> Text:
