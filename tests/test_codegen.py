@@ -24,6 +24,24 @@ def test_generated_functions_match_the_interpreter(engine):
         for _ in range(5):
             env = {name: rng.choice([None, 0, 1, 2, 3.5, 64, 1e9]) for name in sorted(f.expr.names)}
             assert f.fast(env) == f.expr.evaluate(env), (fid, env)
+        if f.when is not None:  # a condition: the generated code decides only where every fact is known
+            assert f.fast_when is not None, fid
+            for _ in range(8):
+                env = {name: rng.choice(_values(engine.kb.facts[name])) for name in sorted(f.when.names)}
+                held = f.fast_when(env)
+                assert held is None or held == (f.when.evaluate(env) is True), (fid, env)
+                assert f.applies(env) == (f.when.evaluate(env) is True), (fid, env)
+
+
+def _values(spec):
+    """Values a fact of this type may hold, unknown included."""
+    if spec.type == "bool":
+        return [None, True, False]
+    if spec.type == "enum":
+        return [None, *spec.choices]
+    if spec.type == "text":
+        return [None, "", "x"]
+    return [None, 0, 1, 2, 3.5, 64, 1e9]
 
 
 def test_a_power_of_a_batch_size_is_computed_and_a_huge_one_refused_alike(engine):

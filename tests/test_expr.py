@@ -43,3 +43,49 @@ def test_an_unknown_name_is_refused_with_the_closest_one():
     with pytest.raises(ExpressionError) as err:
         parse("userz > 3", KNOWN)
     assert "'users'" in err.value.one_line()
+
+
+def test_every_rule_condition_from_the_load_cache_answers_as_the_interpreter(engine):
+    """The load cache keeps each rule condition as compiled Python, run where every fact it reads is
+    known; where one is unknown the three-valued interpreter decides. Over values of each fact's type
+    (unknown among them) both give the same outcome for every rule of every scope."""
+    import random
+
+    from advisor.kb.cache import _reduce_expression
+
+    rng = random.Random(5)
+
+    def values(name):
+        spec = engine.kb.facts.get(name)
+        kind = spec.type if spec is not None else "number"
+        if kind == "bool":
+            return [None, True, False]
+        if kind == "enum":
+            return [None, *spec.choices]
+        if kind == "text":
+            return [None, "", "x"]
+        return [None, 0, 1, 2, 3, 8, 64, 0.5, 1e9]
+
+    for rule in engine.rules.rules.values():
+        rebuild, args = _reduce_expression(rule.when)
+        cached = rebuild(*args)
+        interpreted = parse(rule.when.text, rule.when.names)
+        for _ in range(40):
+            env = {name: rng.choice(values(name)) for name in sorted(rule.when.names)}
+            assert cached.evaluate(env) == interpreted.evaluate(env), (rule.id, env)
+        known = {name: next(v for v in values(name) if v is not None) for name in rule.when.names}
+        assert cached.evaluate(known) == interpreted.evaluate(known), rule.id
+
+
+def test_a_compiled_condition_is_no_backdoor_for_names_it_does_not_read():
+    """The compiled Python reads only the facts the condition names, and `true`/`false` and `known()` mean
+    what they mean to the interpreter."""
+    from advisor.kb.cache import _reduce_expression
+
+    e = parse("known(tp) and (ep > 1 or false) and true", {"tp", "ep"})
+    rebuild, args = _reduce_expression(e)
+    cached = rebuild(*args)
+    assert cached.evaluate({"tp": 2, "ep": 4, "__import__": 1}) is True
+    assert cached.evaluate({"tp": None, "ep": 4}) is False
+    assert cached.evaluate({"tp": 2, "ep": None}) is None
+    assert cached.evaluate({"tp": 2, "ep": 1}) is False

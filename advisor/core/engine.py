@@ -117,6 +117,7 @@ class Engine:
         self.rejecting_rules = [r for r in self.selecting_rules if r.effect == "reject"]
         screened = {n for r in self.rejecting_rules for n in r.when.names} | set(SCREENED)
         self.screen_ids = self.calc.needed(screened, self.calc.layout_ids)
+        self.screen_set = frozenset(self.screen_ids)
         reads = screened.union(*(self.calc.formulas[fid].inputs for fid in self.screen_ids))
         results = {f.spec.result for f in self.calc.formulas.values()}
         placed = self.layout_fact_names - results - set(LAYOUT_NUMBERS) - set(AFTER_FORMULAS)  # `link_facts`'s own
@@ -254,7 +255,7 @@ class Engine:
         else:
             plan = self.calc.plan(env, self.calc.layout_ids)
             run, machine = self.calc.runner(plan, len(layouts)), machine_of(env)
-            screen = self.calc.plan(env, self.screen_ids)
+            screen = [p for p in plan if p.fid in self.screen_set]
             cands = [
                 self.candidate(x, env, trace, layout_known if x == only else None, plan, run, machine, screen)
                 for x in layouts
@@ -351,7 +352,7 @@ class Engine:
             groups[sharding] = (senv, strace)
             plan = self.calc.plan(senv, self.calc.layout_ids)
             run, machine = self.calc.runner(plan, len(layouts)), machine_of(senv)
-            screen = self.calc.plan(senv, self.screen_ids)
+            screen = [p for p in plan if p.fid in self.screen_set]
             rank = self._sharding_rank(sharding)
             for x in layouts:
                 c = self.candidate(replace(x, sharding=sharding), senv, strace, None, plan, run, machine, screen)

@@ -25,10 +25,10 @@ from advisor import __version__, diskcache
 from advisor.i18n import Text
 from advisor.kb import knowledge as knowledge_mod
 from advisor.kb import rules as rules_mod
-from advisor.kb.expr import Expression
+from advisor.kb.expr import Expression, compiled
 from advisor.kb.paths import knowledge_dir, rules_dir
 
-FORMAT = 3  # bump when the records' layout changes
+FORMAT = 4  # bump when the records' layout changes
 _LOADER_MODULES = (
     "advisor.kb.knowledge",
     "advisor.kb.schema",
@@ -79,7 +79,7 @@ def hashes_of(kb: knowledge_mod.Knowledge, base: rules_mod.RuleBase) -> Hashes:
 
 def data_key(knowledge_root: Path, rules_root: Path) -> str:
     """The loaders' code and version, the folders, and every data file's name, length and checksums."""
-    parts = [f"{FORMAT} {__version__} {knowledge_root} {rules_root}"]
+    parts = [f"{FORMAT} {__version__} {sys.version} {knowledge_root} {rules_root}"]  # marshalled code: per Python
     for name in _LOADER_MODULES:
         source = getattr(sys.modules.get(name), "__file__", None)
         parts.append(f"{name} {diskcache.checksum(Path(source).read_bytes() if source else b'')}")
@@ -141,10 +141,15 @@ def _text(texts: dict[str, str]) -> Text:
     return Text(texts)
 
 
-def _expression(text: str, names: tuple[str, ...]) -> Expression:
-    """An Expression from its text and names (for unpickling): its evaluator is code, not data, so it is
-    parsed again on first use; the text was checked when the cache was written."""
-    return Expression.deferred(text, names)
+def _expression(text: str, names: tuple[str, ...], code: bytes | None = None) -> Expression:
+    """An Expression from its text, names and compiled Python (for unpickling): the text was checked
+    when the cache was written; it runs as that Python where every fact it reads is known, and is
+    parsed again only where one is not."""
+    return Expression.deferred(text, names, code)
+
+
+def _reduce_expression(e: Expression) -> tuple[Any, ...]:
+    return _expression, (e.text, tuple(sorted(e.names)), compiled(e.tree))
 
 
 def _reduce_located(mapping: dict[str, Any]) -> tuple[Any, ...]:
@@ -156,6 +161,6 @@ def _reducers() -> dict[type, Any]:
 
     return {
         Text: lambda t: (_text, (dict(t.texts),)),
-        Expression: lambda e: (_expression, (e.text, tuple(sorted(e.names)))),
+        Expression: _reduce_expression,
         Located: _reduce_located,
     }

@@ -45,6 +45,7 @@ class Formula(Struct):
     expr: Expression
     when: Expression | None
     fast: Callable[[Mapping[str, Any]], Any] | None = None
+    fast_when: Callable[[Mapping[str, Any]], Any] | None = None  # the condition as generated Python
     rendered: str | None = None  # the template, where the generated module holds it for this very text
 
     @property
@@ -53,8 +54,15 @@ class Formula(Struct):
         return self.expr.names | (self.when.names if self.when else frozenset())
 
     def applies(self, env: Mapping[str, Any]) -> bool:
-        """Whether the condition holds (an unknown condition does not)."""
-        return self.when is None or self.when.evaluate(env) is True
+        """Whether the condition holds (an unknown condition does not): decided by the generated code
+        where every fact it reads is known, else by the three-valued interpreter."""
+        if self.when is None:
+            return True
+        if self.fast_when is not None:
+            holds = self.fast_when(env)
+            if holds is not None:
+                return bool(holds)
+        return self.when.evaluate(env) is True
 
     def compute(self, env: Mapping[str, Any]) -> Any:
         """The value, or None when an input is unknown or the arithmetic is undefined."""
@@ -136,7 +144,12 @@ class Calculator:
                 expr = parse(spec.expr, known, where=where)
                 when = parse(spec.when, known, where=where) if spec.when else None
             self.formulas[spec.id] = Formula(
-                spec=spec, expr=expr, when=when, fast=fast.get(spec.id), rendered=templates.get(spec.id)
+                spec=spec,
+                expr=expr,
+                when=when,
+                fast=fast.get(spec.id),
+                fast_when=self._conditions.get(spec.id),
+                rendered=templates.get(spec.id),
             )
         self.order = _topological(self.formulas)
         layout = set(self.layout_facts)

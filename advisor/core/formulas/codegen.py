@@ -16,59 +16,25 @@ import sys
 from pathlib import Path
 
 from advisor.core.formulas.calc import source_hash
+from advisor.kb.expr import function_source, python_source
 
 TARGET = Path(__file__).with_name("generated.py")
 PLAN_TARGET = Path(__file__).with_name("generated_plan.py")
-FUNCTIONS = {"max": "max", "min": "min", "ceil": "_ceil", "floor": "_floor", "abs": "abs", "log": "_log"}
-
-
-class _Python(ast.NodeTransformer):
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id not in self.names:
-            self.names.append(node.id)
-        return ast.Name(id=f"v_{node.id}", ctx=ast.Load())
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if isinstance(node.op, ast.Pow):  # the interpreter's bounded power, not Python's unbounded one
-            args = [self.visit(node.left), self.visit(node.right)]
-            if all(isinstance(a, ast.Constant) for a in args):  # 2 ** 30: folded here, not on every call
-                from advisor.kb.expr import power
-
-                return ast.Constant(value=power(args[0].value, args[1].value))
-            return ast.Call(func=ast.Name(id="_power", ctx=ast.Load()), args=args, keywords=[])
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        assert isinstance(node.func, ast.Name)
-        if node.func.id == "known":  # reached only when every name is known: see `when_function`
-            self.visit(node.args[0])
-            return ast.Constant(value=True)
-        args = [self.visit(a) for a in node.args]
-        return ast.Call(func=ast.Name(id=FUNCTIONS[node.func.id], ctx=ast.Load()), args=args, keywords=[])
+FUNCTIONS = {
+    "max": "max",
+    "min": "min",
+    "ceil": "_ceil",
+    "floor": "_floor",
+    "abs": "abs",
+    "log": "_log",
+    "divides": "_divides",
+}  # the rule language's functions as the generated modules name them
 
 
 def function(name: str, tree: ast.expr, wrap: str = "{}") -> list[str]:
     """A function of the facts computing `tree` as plain Python (`wrap` around the expression), None
     where a fact it reads is unknown or the arithmetic fails."""
-    tr = _Python()
-    body = ast.unparse(tr.visit(ast.fix_missing_locations(ast.Expression(body=_copy(tree)))).body)
-    lines = [f"def {name}(env: Mapping[str, Any]) -> Any:"]
-    lines += [f'    v_{n} = env.get("{n}")' for n in tr.names]
-    if tr.names:
-        lines.append("    if " + " or ".join(f"v_{n} is None" for n in tr.names) + ":")
-        lines.append("        return None")
-    lines += [
-        "    try:",
-        f"        return {wrap.format(body)}",
-        "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
-        "        return None",
-        "",
-        "",
-    ]
-    return lines
+    return [*function_source(name, tree, FUNCTIONS, wrap).splitlines(), "", ""]
 
 
 def when_function(name: str, tree: ast.expr) -> list[str]:
@@ -95,9 +61,11 @@ def render(root: Path | None = None) -> str:
         "from math import floor as _floor",
         "from math import log as _log",
         "",
+        "from advisor.kb.expr import FUNCTIONS as _FUNCTIONS",
         "from advisor.kb.expr import power as _power",
         "from typing import Any",
         "",
+        '_divides = _FUNCTIONS["divides"]',
         f'SOURCE_HASH = "{source_hash(root)}"',
         "",
     ]
@@ -127,9 +95,7 @@ def render(root: Path | None = None) -> str:
 
 def _python(tree: ast.expr) -> tuple[str, list[str]]:
     """The tree as a Python expression over `v_` locals, and the names it reads."""
-    tr = _Python()
-    body = ast.unparse(tr.visit(ast.fix_missing_locations(ast.Expression(body=_copy(tree)))).body)
-    return body, tr.names
+    return python_source(tree, FUNCTIONS)
 
 
 def _unknown(names: list[str]) -> str:
@@ -207,9 +173,11 @@ def render_plan(root: Path | None = None) -> str:
             "from math import log as _log",
             "from typing import Any",
             "",
+            "from advisor.kb.expr import FUNCTIONS as _FUNCTIONS",
             "from advisor.kb.expr import Expression",
             "from advisor.kb.expr import power as _power",
             "",
+            '_divides = _FUNCTIONS["divides"]',
             f'SOURCE_HASH = "{source_hash(root)}"',
             f"LAYOUT_IDS = (\n{ids})",
             "_ERRORS = (ZeroDivisionError, OverflowError, TypeError, ValueError)",
@@ -224,12 +192,6 @@ def render_plan(root: Path | None = None) -> str:
             "",
         ]
     )
-
-
-def _copy(tree: ast.expr) -> ast.expr:
-    import copy
-
-    return copy.deepcopy(tree)
 
 
 def main() -> int:

@@ -7,9 +7,11 @@ from math import ceil as _ceil
 from math import floor as _floor
 from math import log as _log
 
+from advisor.kb.expr import FUNCTIONS as _FUNCTIONS
 from advisor.kb.expr import power as _power
 from typing import Any
 
+_divides = _FUNCTIONS["divides"]
 SOURCE_HASH = "79579de341a0949e"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:

@@ -11,9 +11,11 @@ from math import floor as _floor
 from math import log as _log
 from typing import Any
 
+from advisor.kb.expr import FUNCTIONS as _FUNCTIONS
 from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
+_divides = _FUNCTIONS["divides"]
 SOURCE_HASH = "79579de341a0949e"
 LAYOUT_IDS = (
     'expert-shards',
