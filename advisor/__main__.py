@@ -1,5 +1,5 @@
 """`python -m advisor` runs the command line."""
 
-from advisor.cli import main
+from advisor.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

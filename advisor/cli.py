@@ -595,6 +595,15 @@ def _command(argv: Sequence[str]) -> str | None:
     return None
 
 
+def run() -> int:
+    """The `advisor` program (console script and `python -m advisor`): `main` in a process that keeps
+    what it loads until it exits."""
+    from advisor import diskcache
+
+    diskcache.keep_loaded()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code: 0, 1 for audit findings (--fail-on), 2 for any
     error, an unexpected one included (one line on stderr; --debug or ADVISOR_DEBUG shows the traceback)."""

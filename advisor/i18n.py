@@ -69,6 +69,13 @@ class Text:
         return (Text, (dict(self.texts),))
 
     @classmethod
+    def restored(cls, texts: dict[str, str]) -> Text:
+        """A Text over `texts` as stored (the load cache's), taken as it is: no copy, no merge."""
+        done = object.__new__(cls)
+        object.__setattr__(done, "texts", MappingProxyType(texts))
+        return done
+
+    @classmethod
     def same(cls, text: str) -> Text:
         """A text that reads the same in every language (a formula, a name)."""
         return cls({DEFAULT_LANG: text})

@@ -39,16 +39,31 @@ class Origin(Struct):
         return STATES.get(self.kind, self.kind)
 
 
+_ORIGINS: dict[tuple[str, str, int], Origin] = {}
+
+
+def origin_of(kind: str, detail: str = "", cite: Citation | None = None) -> Origin:
+    """An Origin, shared with every other fact of the same one (they are frozen values): a scenario's
+    facts are made afresh for each answer, and again for each assumption tried."""
+    key = (kind, detail, id(cite))
+    found = _ORIGINS.get(key)
+    if found is None or found.cite is not cite:
+        if len(_ORIGINS) >= 4096:
+            _ORIGINS.clear()
+        found = _ORIGINS[key] = Origin(kind, detail, cite)
+    return found
+
+
 def input_origin(s: Scenario, path: str, value: Any) -> Origin:
     """The origin of an input fact's value: given by the user, unknown (no value, or optional hardware
     that was not stated, whose working value is its absence), or a default."""
     if path in s.given:
-        return Origin("input", "given")
+        return origin_of("input", "given")
     if value is None or value == "unknown":
-        return Origin("unknown", "not given")
+        return origin_of("unknown", "not given")
     if optional_hardware(s, path):
         return Origin("unknown", f"optional on the {s.gpu.name} and not stated: {value} assumed")
-    return Origin("default", "not given: the default")
+    return origin_of("default", "not given: the default")
 
 
 def optional_hardware(s: Scenario, path: str) -> bool:
@@ -123,7 +138,7 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
 
     def put(name: str, value: Any, how: str, detail: str = "", cite: Citation | None = None) -> None:
         env[name] = value
-        origin[name] = Origin(how, detail, cite)
+        origin[name] = origin_of(how, detail, cite)
 
     nvlink, per_node = hw["nvlink"], hw["gpus_per_node"]
     speeds = link_speeds(kb, g, nvlink, per_node, hw.get("node_link_gbps"))

@@ -137,8 +137,8 @@ def _write(path: Path, key: str, entry: tuple[knowledge_mod.Knowledge, rules_mod
 
 
 def _text(texts: dict[str, str]) -> Text:
-    """A Text from its plain form (for unpickling)."""
-    return Text(texts)
+    """A Text from its plain form (for unpickling: about 1,500 of them, so without Text's own checks)."""
+    return Text.restored(texts)
 
 
 def _expression(text: str, names: tuple[str, ...], code: bytes | None = None) -> Expression:

@@ -89,24 +89,27 @@ class Expression:
     _code: bytes | None
     _fast: Node | None
 
-    def __init__(self, text: str, names: frozenset[str], tree: ast.expr | None = None, run: Node | None = None) -> None:
-        for slot, value in (
-            ("text", text),
-            ("names", names),
-            ("_tree", tree),
-            ("_runner", run),
-            ("_code", None),
-            ("_fast", None),
-        ):
-            object.__setattr__(self, slot, value)
+    def __init__(
+        self,
+        text: str,
+        names: frozenset[str],
+        tree: ast.expr | None = None,
+        run: Node | None = None,
+        code: bytes | None = None,
+    ) -> None:
+        put = object.__setattr__  # frozen: set once here (a few hundred per start, so no loop)
+        put(self, "text", text)
+        put(self, "names", names)
+        put(self, "_tree", tree)
+        put(self, "_runner", run)
+        put(self, "_code", code)
+        put(self, "_fast", None)
 
     @classmethod
     def deferred(cls, text: str, names: Iterable[str], code: bytes | None = None) -> Expression:
         """An expression checked earlier, parsed on first use; with `code` (`compiled`, from the load
         cache), evaluated as Python wherever every fact it reads is known, and parsed only where not."""
-        done = cls(text.strip(), frozenset(names))
-        object.__setattr__(done, "_code", code)
-        return done
+        return cls(text.strip(), frozenset(names), None, None, code)
 
     @property
     def tree(self) -> ast.expr:

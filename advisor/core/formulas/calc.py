@@ -159,7 +159,9 @@ class Calculator:
             if f.inputs & layout:
                 self.layout_ids.append(fid)
                 layout.add(f.spec.result)
-        self.scenario_ids = [fid for fid in self.order if fid not in set(self.layout_ids)]
+        per_layout = set(self.layout_ids)
+        self.scenario_ids = [fid for fid in self.order if fid not in per_layout]
+        self._planned: dict[str, tuple[Planned, Formula | None]] = {}
         self.layout_varying = frozenset(layout)  # the link facts and every result computed from them
 
     def needed(self, facts: Iterable[str], ids: list[str]) -> list[str]:
@@ -185,13 +187,21 @@ class Calculator:
         the formulas whose condition must be checked per layout."""
         out = []
         for fid in ids:
-            f = self.formulas[fid]
-            per_layout = f.when is not None and bool(f.when.names & self.layout_varying)
-            if f.when is None or per_layout or f.applies(env):
-                evaluate = f.fast if f.fast is not None else f.expr.evaluate
-                when = f.when if per_layout else None
-                out.append(Planned(f.spec.result, fid, evaluate, when, self._conditions.get(fid) if when else None))
+            planned, decide = self._planned.get(fid) or self._plan_entry(fid)
+            if decide is None or decide.applies(env):
+                out.append(planned)
         return out
+
+    def _plan_entry(self, fid: str) -> tuple[Planned, Formula | None]:
+        """The formula as a plan holds it, and the formula whose scenario-wide condition `plan` decides
+        (None: it has none, or its condition is checked per layout); kept for the next plan."""
+        f = self.formulas[fid]
+        per_layout = f.when is not None and bool(f.when.names & self.layout_varying)
+        evaluate = f.fast if f.fast is not None else f.expr.evaluate
+        when = f.when if per_layout else None
+        planned = Planned(f.spec.result, fid, evaluate, when, self._conditions.get(fid) if when else None)
+        entry = self._planned[fid] = (planned, f if f.when is not None and not per_layout else None)
+        return entry
 
     def run_plan(self, env: dict[str, Any], plan: Iterable[Planned], trace: dict[str, str]) -> None:
         """Compute a plan (see `plan`) into `env`, as `run` does."""
