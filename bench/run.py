@@ -7,7 +7,9 @@ bundles. `--check FILE` compares each row's ratio to its reference operation (a 
 for in-process rows, a bare interpreter start for fresh-process rows), measured interleaved with the
 row's own samples (reference, row, reference, row, ...) so that load on the machine slows both alike,
 against the committed baseline ratios: it fails when a row is more than 1.5 times its baseline ratio
-or could not be measured. `--write-baseline FILE` records the ratios.
+or could not be measured. `--write-baseline FILE` records the ratios. `--instructions` counts instead
+the instructions of the cold `recommend` and of one 1,024-GPU search with valgrind: deterministic,
+for comparing two versions of the code on a machine whose speed varies.
 """
 
 from __future__ import annotations
@@ -539,13 +541,73 @@ def regressions(measured: dict[str, float], baseline: dict[str, float], factor: 
     return slow
 
 
+SEARCH_SCRIPT = """
+import sys
+from advisor.core.engine import Engine
+from advisor.inputs.scenario import build
+engine = Engine.load()
+cluster = build({"model": "llama-3.1-405b", "precision": "bf16", "hardware": {"gpu": "h100-sxm",
+    "gpus_per_node": 8, "nodes": 128, "node_link_gbps": 400}, "workload": {"concurrent_conversations": 2000}},
+    engine.kb)
+for _ in range(int(sys.argv[1])):
+    engine.evaluate(cluster)
+"""
+
+
+def instructions(argv: list[str]) -> float:
+    """Millions of instructions a fresh `python ARGV` executes, counted by valgrind (deterministic to
+    about 0.2 %, where wall time on a shared machine varies twofold within an hour)."""
+    out = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable, *argv],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=True,
+    )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if found is None:
+        raise RuntimeError("valgrind printed no instruction count")
+    return int(found.group(1).replace(",", "")) / 1e6
+
+
+def count_instructions() -> int:
+    """Print the instruction counts of a bare interpreter start, the cold README `recommend` (bytecode
+    and load cache warm) and one 1,024-GPU layout search (in one process: three searches less one)."""
+    if shutil.which("valgrind") is None:
+        print("--instructions needs valgrind")
+        return 1
+    recommend = ["-m", "advisor", *README_FIRST, "--format", "json"]
+    subprocess.run([sys.executable, *recommend], check=True, stdout=subprocess.DEVNULL, env=_env())
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(SEARCH_SCRIPT)
+    try:
+        rows = [
+            ("bare interpreter start (-c pass)", instructions(["-c", "pass"])),
+            ("recommend --format json, fresh process", instructions(recommend)),
+            (
+                "layout search, 1,024 GPUs, one search",
+                (instructions([f.name, "3"]) - instructions([f.name, "1"])) / 2,
+            ),
+        ]
+    finally:
+        os.unlink(f.name)
+        shutil.rmtree(CACHE, ignore_errors=True)
+    print("| what | million instructions |\n|---|---:|")
+    for name, count in rows:
+        print(f"| {name} | {count:.1f} |")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer runs and smaller inputs (CI)")
     p.add_argument("--scaling", action="store_true", help="also measure growth with GPUs, rules and bundles")
     p.add_argument("--check", type=Path, help=f"fail when a row is over {FACTOR}x its baseline ratio or unmeasured")
     p.add_argument("--write-baseline", type=Path, help="record this run's ratios")
+    p.add_argument("--instructions", action="store_true", help="only count instructions with valgrind")
     args = p.parse_args()
+    if args.instructions:
+        return count_instructions()
     try:
         rows = measure(args.quick)
         print(

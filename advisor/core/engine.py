@@ -96,10 +96,18 @@ class Candidate(Struct, frozen=False):
     trace: dict[str, str]
     outcomes: dict[str, bool | None]
     rest: Callable[[Candidate], None] | None = None  # computes the formulas not yet run (Engine.complete)
+    _fired: dict[tuple[str, int], list[Rule]] = field(default_factory=dict, repr=False)
 
     def fired(self, base: RuleBase, effect: str) -> list[Rule]:
-        """The rules with `effect` that fired on this layout."""
-        return [base.rules[r] for r, hit in self.outcomes.items() if hit and base.rules[r].effect == effect]
+        """The rules with `effect` that fired on this layout (kept while the outcomes are the same: the
+        ranking asks for each candidate several times)."""
+        key = (effect, len(self.outcomes))
+        found = self._fired.get(key)
+        if found is None:
+            rules = base.rules
+            found = [rules[r] for r, hit in self.outcomes.items() if hit and rules[r].effect == effect]
+            self._fired[key] = found
+        return found
 
 
 class Engine:

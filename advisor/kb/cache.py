@@ -25,10 +25,10 @@ from advisor import __version__, diskcache
 from advisor.i18n import Text
 from advisor.kb import knowledge as knowledge_mod
 from advisor.kb import rules as rules_mod
-from advisor.kb.expr import Expression, compiled
+from advisor.kb.expr import Expression, Form
 from advisor.kb.paths import knowledge_dir, rules_dir
 
-FORMAT = 4  # bump when the records' layout changes
+FORMAT = 5  # bump when the records' layout changes
 _LOADER_MODULES = (
     "advisor.kb.knowledge",
     "advisor.kb.schema",
@@ -141,15 +141,17 @@ def _text(texts: dict[str, str]) -> Text:
     return Text.restored(texts)
 
 
-def _expression(text: str, names: tuple[str, ...], code: bytes | None = None) -> Expression:
-    """An Expression from its text, names and compiled Python (for unpickling): the text was checked
+def _expression(text: str, names: tuple[str, ...], code: bytes | None = None, form: Form | None = None) -> Expression:
+    """An Expression from its text, names, compiled Python and checked form (for unpickling): checked
     when the cache was written; it runs as that Python where every fact it reads is known, and is
-    parsed again only where one is not."""
-    return Expression.deferred(text, names, code)
+    interpreted from its form where one is not, without parsing."""
+    return Expression.deferred(text, names, code, form)
 
 
 def _reduce_expression(e: Expression) -> tuple[Any, ...]:
-    return _expression, (e.text, tuple(sorted(e.names)), compiled(e.tree))
+    from advisor.kb.pyexpr import compiled
+
+    return _expression, (e.text, tuple(sorted(e.names)), compiled(e.tree), e.form)
 
 
 def _reduce_located(mapping: dict[str, Any]) -> tuple[Any, ...]:

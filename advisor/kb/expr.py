@@ -9,13 +9,15 @@ whether a fact has a value at all.
 
 from __future__ import annotations
 
-import ast
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ExpressionError
+
+if TYPE_CHECKING:
+    import ast
 
 MAX_LENGTH = 600
 MAX_DEPTH = 40
@@ -23,24 +25,31 @@ MAX_DEPTH = 40
 Env = Mapping[str, Any]
 Node = Callable[[Env], Any]
 
-_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: lambda a, b: power(a, b),
-    ast.Mod: operator.mod,
-    ast.FloorDiv: operator.floordiv,
+# A checked tree as plain data (its "form"): what the interpreter runs. The load cache and the generated
+# formulas module keep it, so that a start evaluates without `ast`, whose import alone is about a twentieth
+# of a cold answer. ("const", value) | ("name", id) | ("tuple", items) | ("not", x) | ("neg", x)
+# | ("and", parts) | ("or", parts) | ("bin", operator, left, right) | ("cmp", left, operators, rights)
+# | ("known", x) | ("call", function, args); operators by their `ast` class name.
+Form = tuple[Any, ...]
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": operator.add,
+    "Sub": operator.sub,
+    "Mult": operator.mul,
+    "Div": operator.truediv,
+    "Pow": lambda a, b: power(a, b),
+    "Mod": operator.mod,
+    "FloorDiv": operator.floordiv,
 }
-_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "Lt": operator.lt,
+    "LtE": operator.le,
+    "Gt": operator.gt,
+    "GtE": operator.ge,
+    "In": lambda a, b: a in b,
+    "NotIn": lambda a, b: a not in b,
 }
 
 
@@ -81,13 +90,14 @@ class Expression:
     for; a start that never evaluates it never parses it.
     """
 
-    __slots__ = ("text", "names", "_tree", "_runner", "_code", "_fast")
+    __slots__ = ("text", "names", "_tree", "_runner", "_code", "_fast", "form")
     text: str
     names: frozenset[str]
     _tree: ast.expr | None
     _runner: Node | None
     _code: bytes | None
     _fast: Node | None
+    form: Form | None  # the checked tree as data; None only for a deferred expression given without it
 
     def __init__(
         self,
@@ -96,6 +106,7 @@ class Expression:
         tree: ast.expr | None = None,
         run: Node | None = None,
         code: bytes | None = None,
+        form: Form | None = None,
     ) -> None:
         put = object.__setattr__  # frozen: set once here (a few hundred per start, so no loop)
         put(self, "text", text)
@@ -104,25 +115,36 @@ class Expression:
         put(self, "_runner", run)
         put(self, "_code", code)
         put(self, "_fast", None)
+        put(self, "form", form)
 
     @classmethod
-    def deferred(cls, text: str, names: Iterable[str], code: bytes | None = None) -> Expression:
-        """An expression checked earlier, parsed on first use; with `code` (`compiled`, from the load
-        cache), evaluated as Python wherever every fact it reads is known, and parsed only where not."""
-        return cls(text.strip(), frozenset(names), None, None, code)
+    def deferred(
+        cls, text: str, names: Iterable[str], code: bytes | None = None, form: Form | None = None
+    ) -> Expression:
+        """An expression checked earlier: with its `form` it is interpreted without parsing; with `code`
+        (`advisor.kb.pyexpr.compiled`, from the load cache) it runs as Python wherever every fact it
+        reads is known; without a form its text is parsed on first use."""
+        return cls(text.strip(), frozenset(names), None, None, code, form)
 
     @property
     def tree(self) -> ast.expr:
         """The whitelisted syntax tree."""
         if self._tree is None:
-            self._build()
+            done = parse(self.text, self.names)
+            object.__setattr__(self, "_tree", done._tree)
+            if self.form is None:
+                object.__setattr__(self, "form", done.form)
         assert self._tree is not None
         return self._tree
 
     def _build(self) -> None:
+        if self.form is not None and self._tree is None:  # interpreted from its form: no parser needed
+            object.__setattr__(self, "_runner", _run(self.form))
+            return
         done = parse(self.text, self.names)
         object.__setattr__(self, "_tree", done._tree)
         object.__setattr__(self, "_runner", done._runner)
+        object.__setattr__(self, "form", done.form)
 
     def evaluate(self, env: Env) -> Any:
         """The value over `env`; None when a fact it needs is unknown. Arithmetic errors give None."""
@@ -163,99 +185,15 @@ class Expression:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
-# --- the same tree as plain Python ------------------------------------------------------------------
-# Where every fact an expression reads is known, Kleene's logic is Boole's, and the tree computes the
-# same as Python: the generated formula modules (advisor.core.formulas.codegen) and the rule conditions
-# of the load cache run it as Python, and go to the interpreter above only where that gives None.
-
-# the functions as the Python of `python_source` names them; PY_GLOBALS holds them
+# The functions as the Python of advisor.kb.pyexpr names them; PY_GLOBALS holds them for that code.
 PY_FUNCTIONS = {name: f"_fn_{name}" for name in FUNCTIONS}
 PY_GLOBALS: dict[str, Any] = {"_power": power, **{PY_FUNCTIONS[k]: f for k, f in FUNCTIONS.items()}}
 
 
-class _Python(ast.NodeTransformer):
-    def __init__(self, functions: Mapping[str, str]) -> None:
-        self.names: list[str] = []
-        self.functions = functions
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in ("true", "false"):
-            return ast.Constant(value=node.id == "true")
-        if node.id not in self.names:
-            self.names.append(node.id)
-        return ast.Name(id=f"v_{node.id}", ctx=ast.Load())
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:  # True or False, as the interpreter's `and`/`or`
-        return ast.BoolOp(op=node.op, values=[_as_bool(self.visit(v)) for v in node.values])
-
-    def visit_List(self, node: ast.List) -> ast.AST:
-        return ast.Tuple(elts=[self.visit(e) for e in node.elts], ctx=ast.Load())
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        if isinstance(node.op, ast.Pow):  # the interpreter's bounded power, not Python's unbounded one
-            args = [self.visit(node.left), self.visit(node.right)]
-            if all(isinstance(a, ast.Constant) for a in args):  # 2 ** 30: folded here, not on every call
-                return ast.Constant(value=power(args[0].value, args[1].value))
-            return ast.Call(func=ast.Name(id="_power", ctx=ast.Load()), args=args, keywords=[])
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        assert isinstance(node.func, ast.Name)
-        if node.func.id == "known":  # reached only where every name is known: it holds
-            self.visit(node.args[0])
-            return ast.Constant(value=True)
-        args = [self.visit(a) for a in node.args]
-        return ast.Call(func=ast.Name(id=self.functions[node.func.id], ctx=ast.Load()), args=args, keywords=[])
-
-
-def _as_bool(node: ast.AST) -> ast.expr:
-    """`node`, made True or False where it may be another value (a fact, a number)."""
-    assert isinstance(node, ast.expr)
-    boolean = isinstance(node, (ast.Compare, ast.BoolOp)) or (
-        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-    )
-    if boolean or (isinstance(node, ast.Constant) and isinstance(node.value, bool)):
-        return node
-    return ast.Call(func=ast.Name(id="bool", ctx=ast.Load()), args=[node], keywords=[])
-
-
-def python_source(tree: ast.expr, functions: Mapping[str, str] | None = None) -> tuple[str, list[str]]:
-    """A whitelisted tree as one Python expression over locals `v_<name>`, computing what the interpreter
-    computes where every name it reads is known; and those names, in order. `functions`: the Python
-    name of each function (default PY_FUNCTIONS, which PY_GLOBALS defines)."""
-    import copy
-
-    tr = _Python(functions if functions is not None else PY_FUNCTIONS)
-    body = tr.visit(ast.fix_missing_locations(ast.Expression(body=copy.deepcopy(tree))))
-    return ast.unparse(body.body), tr.names
-
-
-def function_source(name: str, tree: ast.expr, functions: Mapping[str, str] | None = None, wrap: str = "{}") -> str:
-    """A function `name(env)` computing `tree` (`wrap` around it) as Python, None where a fact it reads is
-    unknown or the arithmetic fails; its caller goes to the interpreter where it gives None."""
-    source, names = python_source(tree, functions)
-    lines = [f"def {name}(env: Mapping[str, Any]) -> Any:"]
-    lines += [f'    v_{n} = env.get("{n}")' for n in names]
-    if names:
-        lines += ["    if " + " or ".join(f"v_{n} is None" for n in names) + ":", "        return None"]
-    lines += [
-        "    try:",
-        f"        return {wrap.format(source)}",
-        "    except (ZeroDivisionError, OverflowError, TypeError, ValueError):",
-        "        return None",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def compiled(tree: ast.expr) -> bytes:
-    """The tree's Python function as marshalled code, for the load cache (`Expression.deferred`)."""
-    import marshal
-
-    return marshal.dumps(compile(function_source("run", tree), "<expression>", "exec"))
-
-
 def parse(text: str, known: Iterable[str], *, where: str = "") -> Expression:
     """Parse `text`, allowing only the names in `known` and the functions in FUNCTIONS."""
+    import ast
+
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError("empty expression", where=where)
     if len(text) > MAX_LENGTH:
@@ -264,52 +202,48 @@ def parse(text: str, known: Iterable[str], *, where: str = "") -> Expression:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise ExpressionError(f"cannot parse {text!r}: {exc.msg}", where=where) from None
-    known_set = frozenset(known)
     names: set[str] = set()
-    run = _compile(tree, known_set, names, where, 0)
-    return Expression(text.strip(), frozenset(names), tree, run)
+    form = _form(tree, frozenset(known), names, where, 0)
+    return Expression(text.strip(), frozenset(names), tree, _run(form), None, form)
 
 
-def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str, depth: int) -> Node:
+def _form(node: ast.expr, known: frozenset[str], names: set[str], where: str, depth: int) -> Form:
+    """The checked form of a syntax tree: every node, name, function and constant on the whitelist."""
+    import ast
+
     if depth > MAX_DEPTH:
         raise ExpressionError(f"expression nested deeper than {MAX_DEPTH}", where=where)
 
-    def sub(child: ast.expr) -> Node:
-        return _compile(child, known, names, where, depth + 1)
+    def sub(child: ast.expr) -> Form:
+        return _form(child, known, names, where, depth + 1)
 
     if isinstance(node, ast.Constant):
         if not isinstance(node.value, (int, float, str, bool)) or node.value is None:
             raise ExpressionError(f"constant {node.value!r} is not allowed", where=where)
-        value = node.value
-        return lambda env: value
+        return ("const", node.value)
     if isinstance(node, ast.Name):
         if node.id in ("true", "false"):
-            flag = node.id == "true"
-            return lambda env: flag
+            return ("const", node.id == "true")
         if node.id not in known:
             from advisor.fuzzy import closest
 
             raise ExpressionError(f"unknown name {node.id!r}", where=where, hint=closest(node.id, known))
         names.add(node.id)
-        key = node.id
-        return lambda env: env.get(key)
+        return ("name", node.id)
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [sub(e) for e in node.elts]
-        return lambda env: tuple(i(env) for i in items)
+        return ("tuple", tuple(sub(e) for e in node.elts))
     if isinstance(node, ast.UnaryOp):
-        operand = sub(node.operand)
         if isinstance(node.op, ast.Not):
-            return lambda env: _not(operand(env))
+            return ("not", sub(node.operand))
         if isinstance(node.op, ast.USub):
-            return lambda env: None if (v := operand(env)) is None else -v
+            return ("neg", sub(node.operand))
         raise ExpressionError("only 'not' and '-' are allowed as unary operators", where=where)
     if isinstance(node, ast.BoolOp):
-        parts = tuple(sub(v) for v in node.values)
-        return _all_of(parts) if isinstance(node.op, ast.And) else _any_of(parts)
+        return ("and" if isinstance(node.op, ast.And) else "or", tuple(sub(v) for v in node.values))
     if isinstance(node, ast.BinOp):
-        op = _BINARY.get(type(node.op))
-        if op is None:
-            raise ExpressionError(f"operator {type(node.op).__name__} is not allowed", where=where)
+        op = type(node.op).__name__
+        if op not in _BINARY:
+            raise ExpressionError(f"operator {op} is not allowed", where=where)
         right_node = node.right
         if isinstance(node.op, ast.Pow) and (
             (isinstance(right_node, ast.BinOp) and isinstance(right_node.op, ast.Pow))
@@ -322,22 +256,56 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
             raise ExpressionError(
                 f"'**' takes an exponent of at most {MAX_EXPONENT}, and no power of a power", where=where
             )
-        left, right = sub(node.left), sub(node.right)
-        arith = op  # narrowed to not-None here; the closure would not see the narrowing of `op`
-        return lambda env: _arith(arith, left(env), right(env))
+        return ("bin", op, sub(node.left), sub(right_node))
     if isinstance(node, ast.Compare):
-        ops = []
-        for o in node.ops:
-            compare = _COMPARE.get(type(o))
-            if compare is None:
-                raise ExpressionError(f"comparison {type(o).__name__} is not allowed", where=where)
-            ops.append(compare)
-        first = sub(node.left)
-        rest = [sub(c) for c in node.comparators]
+        ops = tuple(type(o).__name__ for o in node.ops)
+        for op in ops:
+            if op not in _COMPARE:
+                raise ExpressionError(f"comparison {op} is not allowed", where=where)
+        return ("cmp", sub(node.left), ops, tuple(sub(c) for c in node.comparators))
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "known" and len(node.args) == 1 and not node.keywords:
+            return ("known", sub(node.args[0]))
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+            raise ExpressionError(
+                "only the functions " + ", ".join(sorted([*FUNCTIONS, "known"])) + " may be called", where=where
+            )
+        return ("call", node.func.id, tuple(sub(a) for a in node.args))
+    raise ExpressionError(f"{type(node).__name__} is not allowed in an expression", where=where)
+
+
+def _run(form: Form) -> Node:
+    """The interpreter of a checked form: a tree of closures over the facts."""
+    kind = form[0]
+    if kind == "const":
+        value = form[1]
+        return lambda env: value
+    if kind == "name":
+        key = form[1]
+        return lambda env: env.get(key)
+    if kind == "tuple":
+        items = [_run(e) for e in form[1]]
+        return lambda env: tuple(i(env) for i in items)
+    if kind == "not":
+        operand = _run(form[1])
+        return lambda env: _not(operand(env))
+    if kind == "neg":
+        negated = _run(form[1])
+        return lambda env: None if (v := negated(env)) is None else -v
+    if kind in ("and", "or"):
+        parts = tuple(_run(v) for v in form[1])
+        return _all_of(parts) if kind == "and" else _any_of(parts)
+    if kind == "bin":
+        arith, left, right = _BINARY[form[1]], _run(form[2]), _run(form[3])
+        return lambda env: _arith(arith, left(env), right(env))
+    if kind == "cmp":
+        ops = [_COMPARE[o] for o in form[2]]
+        first = _run(form[1])
+        rest = [_run(c) for c in form[3]]
         if len(ops) == 1:
             op, second = ops[0], rest[0]
-            if isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Constant):
-                key, const = node.left.id, node.comparators[0].value
+            if form[1][0] == "name" and form[3][0][0] == "const":
+                key, const = form[1][1], form[3][0][1]
                 return lambda env: None if (v := env.get(key)) is None else op(v, const)
 
             def compare_two(env: Env) -> Any:
@@ -346,18 +314,14 @@ def _compile(node: ast.expr, known: frozenset[str], names: set[str], where: str,
 
             return compare_two
         return lambda env: _compare(first(env), ops, [r(env) for r in rest])
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name) and node.func.id == "known" and len(node.args) == 1 and not node.keywords:
-            inner = sub(node.args[0])
-            return lambda env: inner(env) is not None
-        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
-            raise ExpressionError(
-                "only the functions " + ", ".join(sorted([*FUNCTIONS, "known"])) + " may be called", where=where
-            )
-        fn = FUNCTIONS[node.func.id]
-        args = [sub(a) for a in node.args]
+    if kind == "known":
+        inner = _run(form[1])
+        return lambda env: inner(env) is not None
+    if kind == "call":
+        fn = FUNCTIONS[form[1]]
+        args = [_run(a) for a in form[2]]
         return lambda env: _call(fn, [a(env) for a in args])
-    raise ExpressionError(f"{type(node).__name__} is not allowed in an expression", where=where)
+    raise ValueError(f"not an expression form: {kind!r}")
 
 
 def _all_of(parts: tuple[Node, ...]) -> Node:

@@ -8,18 +8,20 @@ apart. Nothing here imports sympy: the answer path stays fast.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from advisor.errors import KnowledgeError
 from advisor.i18n import Message, Text
-from advisor.kb.expr import Expression, parse
+from advisor.kb.expr import Expression, Form, parse
 from advisor.kb.knowledge import FormulaSpec, Knowledge
 from advisor.kb.paths import knowledge_dir
 from advisor.structs import Struct
+
+if TYPE_CHECKING:
+    import ast
 
 _INFINITE = (float("inf"), float("-inf"))
 # Candidate layouts from which a search runs the generated plan (one function of every layout formula)
@@ -100,6 +102,8 @@ def _placeholders(node: ast.expr) -> ast.expr:
     """A copy of the tree with every name but a called function's written as `{name}`; the parsed tree
     is shared by the formula and stays as it is. Rebuilt node by node: a deep copy costs about twice
     as much, and the JSON answer renders about a hundred formulas."""
+    import ast
+
     if isinstance(node, ast.Name):
         return ast.Name(id="{" + node.id + "}", ctx=ast.Load())
     if isinstance(node, ast.Call):
@@ -116,6 +120,8 @@ def _placeholders(node: ast.expr) -> ast.expr:
 
 def render_tree(tree: ast.expr, placeholders: bool = False) -> str:
     """A formula's tree as the trace writes it (`^`, `×`); with `placeholders`, names as `{name}`."""
+    import ast
+
     text = ast.unparse(_placeholders(tree) if placeholders else tree)
     return text.replace(" ** ", "^").replace(" * ", " × ")
 
@@ -128,7 +134,7 @@ class Calculator:
         cache keeps it), else it is worked out here."""
         known = set(kb.facts)
         self.layout_facts = {n for n, spec in kb.facts.items() if spec.kind == "layout"}
-        fast, self._conditions, checked, templates = _generated(kb, formulas_hash)
+        fast, self._conditions, checked, templates, when_forms = _generated(kb, formulas_hash)
         self._generated = bool(fast)  # the generated modules were made from these very formulas
         self.formulas: dict[str, Formula] = {}
         for spec in kb.formulas.values():
@@ -139,7 +145,7 @@ class Calculator:
             if names is not None and known.issuperset(names[0]) and known.issuperset(names[1]):
                 # checked when the module was generated from this very file: parsed on first use
                 expr = Expression.deferred(spec.expr, names[0])
-                when = Expression.deferred(spec.when, names[1]) if spec.when else None
+                when = Expression.deferred(spec.when, names[1], form=when_forms.get(spec.id)) if spec.when else None
             else:
                 expr = parse(spec.expr, known, where=where)
                 when = parse(spec.when, known, where=where) if spec.when else None
@@ -260,23 +266,30 @@ def source_hash(root: Path | None = None) -> str:
 Generated = dict[str, Callable[..., Any]]
 
 
-def _generated(
-    kb: Knowledge, formulas_hash: str | None = None
-) -> tuple[Generated, Generated, dict[str, tuple[tuple[str, ...], tuple[str, ...]]], dict[str, str]]:
+class _Generated(NamedTuple):
+    functions: Generated
+    conditions: Generated
+    names: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    templates: dict[str, str]
+    when_forms: dict[str, Form]
+
+
+def _generated(kb: Knowledge, formulas_hash: str | None = None) -> _Generated:
     """The generated plain-Python formulas and conditions, the names each formula and condition reads,
-    and each formula's template, if they were generated from this very formulas.yaml (whose hash is
-    `formulas_hash` where the caller knows it)."""
+    each formula's template and each condition's checked form, if they were generated from this very
+    formulas.yaml (whose hash is `formulas_hash` where the caller knows it)."""
     from advisor.core.formulas import generated as formulas_generated
 
     if formulas_hash is None:
         formulas_hash = source_hash(kb.root) if (kb.root / "formulas.yaml").is_file() else ""
     if formulas_hash != formulas_generated.SOURCE_HASH:
-        return {}, {}, {}, {}
-    return (
+        return _Generated({}, {}, {}, {}, {})
+    return _Generated(
         dict(formulas_generated.FUNCTIONS),
         dict(getattr(formulas_generated, "CONDITIONS", {})),
         dict(getattr(formulas_generated, "NAMES", {})),
         dict(getattr(formulas_generated, "TEMPLATES", {})),
+        dict(getattr(formulas_generated, "WHEN_FORMS", {})),
     )
 
 

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from advisor.core.formulas.calc import source_hash
-from advisor.kb.expr import function_source, python_source
+from advisor.kb.expr import parse
+from advisor.kb.pyexpr import function_source, python_source
 
 TARGET = Path(__file__).with_name("generated.py")
 PLAN_TARGET = Path(__file__).with_name("generated_plan.py")
@@ -73,6 +74,7 @@ def render(root: Path | None = None) -> str:
     conditions = []
     names = []
     templates = []
+    forms = []
     for fid in sorted(calc.formulas):
         f = calc.formulas[fid]
         templates.append(f"    {fid!r}: {render_tree(f.expr.tree, placeholders=True)!r},")
@@ -84,12 +86,16 @@ def render(root: Path | None = None) -> str:
         if f.when is not None:
             lines += when_function("w_" + fid.replace("-", "_"), f.when.tree)
             conditions.append(f'    "{fid}": w_{fid.replace("-", "_")},')
+            form = parse(f.when.text, f.when.names).form  # parsed afresh, never read back from this module
+            forms.append(f"    {fid!r}: {form!r},")
     lines += ["FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *table, "}", ""]
     lines += ["CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {", *conditions, "}", ""]
     lines += ["# the facts each formula and its condition read, checked when this module was generated", ""]
     lines += ["NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {", *names, "}", ""]
     lines += ["# each formula as the trace writes it, its names as {placeholders}", ""]
     lines += ["TEMPLATES: dict[str, str] = {", *templates, "}", ""]
+    lines += ["# each condition's checked form (advisor.kb.expr), interpreted where a fact it reads is unknown", ""]
+    lines += ["WHEN_FORMS: dict[str, tuple[Any, ...]] = {", *forms, "}", ""]
     return "\n".join(lines)
 
 
