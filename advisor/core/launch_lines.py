@@ -95,8 +95,9 @@ class Command(Struct, frozen=False):
         return self
 
     def copy(self) -> Command:
-        """A copy to extend without changing this one."""
-        twin = Command(self.engine, self.model)
+        """A copy to extend without changing this one (its words checked already: not built again)."""
+        twin = object.__new__(Command)
+        twin.__dict__.update(self.__dict__)
         twin.words = list(self.words)
         return twin
 

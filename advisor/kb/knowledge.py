@@ -345,7 +345,15 @@ class ServingEngine(Record):
 
     def flag(self, name: str) -> EngineFlag | None:
         """The documented flag called `name`, if the table has it."""
-        return next((f for f in self.flags if f.flag == name), None)
+        return self._by_flag.get(name)
+
+    @cached_property
+    def _by_flag(self) -> dict[str, EngineFlag]:
+        # a multi-node launch writes a line per node: looked up by name, not searched
+        found: dict[str, EngineFlag] = {}
+        for f in self.flags:
+            found.setdefault(f.flag, f)
+        return found
 
 
 METRICS = (
