@@ -9,7 +9,7 @@ import json
 import pytest
 
 from advisor.core.engine import Engine
-from advisor.core.layouts import parse_layout
+from advisor.core.layouts import Layout, Machine, max_copies, parse_layout, place
 from advisor.inputs.scenario import build
 from advisor.render import render
 
@@ -75,3 +75,25 @@ def test_rejected_layouts_shown_as_alternatives_carry_their_figures(engine):
         assert alt.figures["weights_gib_per_gpu"] is not None, alt.layout
         assert alt.rules, alt.layout
     assert any("tp-must-divide-heads" in a.rules for a in shown.values())
+
+
+@pytest.mark.parametrize(
+    "machine",
+    [
+        Machine(128, 8, 8, True),  # HGX nodes: one NVLink domain per node
+        Machine(3, 8, 2, True),  # NVLink bridges in pairs
+        Machine(2, 8, 4, True, 4),  # bridged fours on two sockets
+        Machine(4, 4, 1, False, 2),  # PCIe cards on two sockets
+        Machine(5, 6, 1, False),  # six cards a node, no NVLink
+        Machine(1, 10, 2, True, 5),  # ten cards, pairs bridged, five per socket
+    ],
+    ids=lambda m: f"{m.nodes}x{m.per_node}-d{m.domain}-s{m.socket}",
+)
+def test_the_copies_counted_are_the_copies_placed(machine):
+    """The search counts copies per size without placing them across the cluster: every count is what
+    placing them one after the other on real GPU ids gives, and one more copy does not fit."""
+    for size in range(1, machine.total + 1):
+        count = max_copies(size, machine)
+        if count:
+            assert place(Layout(count, size, 1), machine) is not None, size
+        assert place(Layout(count + 1, size, 1), machine) is None, size

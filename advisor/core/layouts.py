@@ -214,12 +214,18 @@ def place(layout: Layout, machine: Machine, strict: bool = True) -> Placement | 
 
 
 def max_copies(size: int, machine: Machine) -> int:
-    """How many copies of `size` GPUs fit the machine without straddling."""
+    """How many copies of `size` GPUs fit the machine without straddling: as many as `place` places one
+    after the other. A copy larger than a node starts on a node boundary; smaller ones never straddle a
+    node, so every node holds the same copies as the first (counted there, not across the cluster)."""
+    per_node = machine.per_node
+    if size > per_node:
+        span = -(-size // per_node) * per_node
+        return 0 if size > machine.total else (machine.total - size) // span + 1
     count, cursor = 0, 0
     while True:
         start = machine.start(cursor, size)
-        if start + size > machine.total:
-            return count
+        if start + size > per_node:
+            return count * machine.nodes
         count, cursor = count + 1, start + size
 
 
