@@ -89,3 +89,9 @@ def test_a_compiled_condition_is_no_backdoor_for_names_it_does_not_read():
     assert cached.evaluate({"tp": None, "ep": 4}) is False
     assert cached.evaluate({"tp": 2, "ep": None}) is None
     assert cached.evaluate({"tp": 2, "ep": 1}) is False
+    # what `known()` wraps is computed as the interpreter computes it: a division by zero is no answer
+    e = parse("known(a / b) or a > 5", {"a", "b"})
+    rebuild, args = _reduce_expression(e)
+    cached = rebuild(*args)
+    for env in ({"a": 1, "b": 0}, {"a": 9, "b": 0}, {"a": 1, "b": 2}, {"a": None, "b": 2}):
+        assert cached.evaluate(env) == e.evaluate(env), env

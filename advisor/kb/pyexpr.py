@@ -41,9 +41,10 @@ class _Python(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         assert isinstance(node.func, ast.Name)
-        if node.func.id == "known":  # reached only where every name is known: it holds
-            self.visit(node.args[0])
-            return ast.Constant(value=True)
+        if node.func.id == "known":  # every name is known here; what it wraps is still computed, as the
+            return ast.Compare(  # interpreter computes it (arithmetic that fails makes the whole None)
+                left=self.visit(node.args[0]), ops=[ast.IsNot()], comparators=[ast.Constant(value=None)]
+            )
         args = [self.visit(a) for a in node.args]
         return ast.Call(func=ast.Name(id=self.functions[node.func.id], ctx=ast.Load()), args=args, keywords=[])
 

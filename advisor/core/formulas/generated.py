@@ -320,7 +320,7 @@ def w_decode_batch(env: Mapping[str, Any]) -> Any:
     if v_users is None:
         return None
     try:
-        return bool(True)
+        return bool(v_users is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -340,7 +340,7 @@ def w_decode_batch_full(env: Mapping[str, Any]) -> Any:
     if v_users is None:
         return None
     try:
-        return bool(not True)
+        return bool(not v_users is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -396,7 +396,7 @@ def w_embedding_params(env: Mapping[str, Any]) -> Any:
     if v_vocab is None:
         return None
     try:
-        return bool(True)
+        return bool(v_vocab is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -413,7 +413,7 @@ def w_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
     if v_vocab is None:
         return None
     try:
-        return bool(not True)
+        return bool(not v_vocab is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -433,7 +433,7 @@ def w_engine_batched_tokens_default_large(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_batched_tokens is None or v_gpu_mem_gib is None or v_gpu_arch is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and (not True) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
+        return bool(v_workload_kind == 'inference' and (not v_max_num_batched_tokens is not None) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -453,7 +453,7 @@ def w_engine_batched_tokens_default_small(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_batched_tokens is None or v_gpu_mem_gib is None or v_gpu_arch is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and (not True) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
+        return bool(v_workload_kind == 'inference' and (not v_max_num_batched_tokens is not None) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -474,7 +474,7 @@ def w_engine_batched_tokens_given(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_batched_tokens is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and True)
+        return bool(v_workload_kind == 'inference' and v_max_num_batched_tokens is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -545,7 +545,7 @@ def w_engine_max_seqs_default_large(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_seqs is None or v_gpu_mem_gib is None or v_gpu_arch is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and (not True) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
+        return bool(v_workload_kind == 'inference' and (not v_max_num_seqs is not None) and (v_gpu_mem_gib >= 70) and (v_gpu_arch != 'ampere'))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -565,7 +565,7 @@ def w_engine_max_seqs_default_small(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_seqs is None or v_gpu_mem_gib is None or v_gpu_arch is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and (not True) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
+        return bool(v_workload_kind == 'inference' and (not v_max_num_seqs is not None) and (not (v_gpu_mem_gib >= 70 and v_gpu_arch != 'ampere')))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -586,7 +586,7 @@ def w_engine_max_seqs_given(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_max_num_seqs is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and True)
+        return bool(v_workload_kind == 'inference' and v_max_num_seqs is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -710,7 +710,7 @@ def w_ep_dest_nodes(env: Mapping[str, Any]) -> Any:
     if v_ep is None or v_ep_node_limit is None:
         return None
     try:
-        return bool(v_ep > 1 and (not True))
+        return bool(v_ep > 1 and (not v_ep_node_limit is not None))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -733,7 +733,7 @@ def w_ep_dest_nodes_limited(env: Mapping[str, Any]) -> Any:
     if v_ep is None or v_ep_node_limit is None:
         return None
     try:
-        return bool(v_ep > 1 and True)
+        return bool(v_ep > 1 and v_ep_node_limit is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1459,7 +1459,7 @@ def w_micro_batches_serving(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_micro_batches is None:
         return None
     try:
-        return bool(v_workload_kind == 'inference' and (not True))
+        return bool(v_workload_kind == 'inference' and (not v_micro_batches is not None))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1763,7 +1763,7 @@ def w_prefill_compute_time(env: Mapping[str, Any]) -> Any:
     if v_gpu_tflops is None:
         return None
     try:
-        return bool(True)
+        return bool(v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1780,7 +1780,7 @@ def w_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
     if v_gpu_tflops is None:
         return None
     try:
-        return bool(not True)
+        return bool(not v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1960,7 +1960,7 @@ def w_served_users(env: Mapping[str, Any]) -> Any:
     if v_users is None or v_conversations is None:
         return None
     try:
-        return bool(True and v_conversations >= v_users * 0.95)
+        return bool(v_users is not None and v_conversations >= v_users * 0.95)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1978,7 +1978,7 @@ def w_served_users_short(env: Mapping[str, Any]) -> Any:
     if v_users is None or v_conversations is None:
         return None
     try:
-        return bool(True and v_conversations < v_users * 0.95)
+        return bool(v_users is not None and v_conversations < v_users * 0.95)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2181,7 +2181,7 @@ def w_stage_compute_time(env: Mapping[str, Any]) -> Any:
     if v_gpu_tflops is None:
         return None
     try:
-        return bool(True)
+        return bool(v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2198,7 +2198,7 @@ def w_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
     if v_gpu_tflops is None:
         return None
     try:
-        return bool(not True)
+        return bool(not v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2491,7 +2491,7 @@ def w_train_compute_time(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_gpu_tflops is None:
         return None
     try:
-        return bool(v_workload_kind == 'training' and True)
+        return bool(v_workload_kind == 'training' and v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2513,7 +2513,7 @@ def w_train_micro_batches(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_micro_batches is None:
         return None
     try:
-        return bool(v_workload_kind == 'training' and (not True))
+        return bool(v_workload_kind == 'training' and (not v_micro_batches is not None))
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2534,7 +2534,7 @@ def w_train_micro_batches_given(env: Mapping[str, Any]) -> Any:
     if v_workload_kind is None or v_micro_batches is None:
         return None
     try:
-        return bool(v_workload_kind == 'training' and True)
+        return bool(v_workload_kind == 'training' and v_micro_batches is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 

@@ -915,7 +915,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_workload_kind == 'inference' and (not True))
+                h = bool(v_workload_kind == 'inference' and (not v_micro_batches is not None))
             except _ERRORS:
                 h = None
         if h is None:
@@ -1003,7 +1003,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_ep > 1 and True)
+                h = bool(v_ep > 1 and v_ep_node_limit is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -1025,7 +1025,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_ep > 1 and (not True))
+                h = bool(v_ep > 1 and (not v_ep_node_limit is not None))
             except _ERRORS:
                 h = None
         if h is None:
@@ -1179,7 +1179,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_workload_kind == 'training' and True)
+                h = bool(v_workload_kind == 'training' and v_gpu_tflops is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -1201,7 +1201,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_workload_kind == 'training' and (not True))
+                h = bool(v_workload_kind == 'training' and (not v_micro_batches is not None))
             except _ERRORS:
                 h = None
         if h is None:
@@ -1223,7 +1223,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(v_workload_kind == 'training' and True)
+                h = bool(v_workload_kind == 'training' and v_micro_batches is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -1465,7 +1465,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(True)
+                h = bool(v_users is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -1487,7 +1487,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(not True)
+                h = bool(not v_users is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -1655,7 +1655,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(True)
+                h = bool(v_gpu_tflops is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -2097,7 +2097,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(True)
+                h = bool(v_gpu_tflops is not None)
             except _ERRORS:
                 h = None
         if h is None:
@@ -2351,7 +2351,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(True and v_conversations >= v_users * 0.95)
+                h = bool(v_users is not None and v_conversations >= v_users * 0.95)
             except _ERRORS:
                 h = None
         if h is None:
@@ -2373,7 +2373,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
             h = None
         else:
             try:
-                h = bool(True and v_conversations < v_users * 0.95)
+                h = bool(v_users is not None and v_conversations < v_users * 0.95)
             except _ERRORS:
                 h = None
         if h is None:
