@@ -214,3 +214,13 @@ def test_an_edit_that_keeps_a_files_length_is_seen(cache_dir, tmp_path):
     again = Engine.load(knowledge_dir(), rules)
     assert not again.from_cache
     assert again.rule_base_hash != first.rule_base_hash
+
+
+def test_the_key_covers_every_loader_even_one_a_cached_start_never_imports():
+    """The entries keep code written by advisor.kb.pyexpr, which a start from the cache never imports:
+    the key still checks its source (and every other loader's), so an edit to it makes a fresh load."""
+    key = cache.data_key(knowledge_dir(), rules_dir())
+    for name in cache._LOADER_MODULES:
+        line = next(part for part in key.splitlines() if part.startswith(f"{name} "))
+        assert not line.endswith(" 0:0000000000000001"), name  # the checksum of no bytes at all
+    assert "advisor.kb.pyexpr" in cache._LOADER_MODULES

@@ -35,6 +35,7 @@ _LOADER_MODULES = (
     "advisor.structs",
     "advisor.kb.rules",
     "advisor.kb.expr",
+    "advisor.kb.pyexpr",  # writes the rule conditions' compiled code the entries keep
     "advisor.kb.cache",
     "advisor.i18n",
     "advisor.yamlio",
@@ -80,9 +81,10 @@ def hashes_of(kb: knowledge_mod.Knowledge, base: rules_mod.RuleBase) -> Hashes:
 def data_key(knowledge_root: Path, rules_root: Path) -> str:
     """The loaders' code and version, the folders, and every data file's name, length and checksums."""
     parts = [f"{FORMAT} {__version__} {sys.version} {knowledge_root} {rules_root}"]  # marshalled code: per Python
+    package = Path(__file__).resolve().parents[1]  # the advisor package: its loaders, imported or not
     for name in _LOADER_MODULES:
-        source = getattr(sys.modules.get(name), "__file__", None)
-        parts.append(f"{name} {diskcache.checksum(Path(source).read_bytes() if source else b'')}")
+        source = package.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        parts.append(f"{name} {diskcache.checksum(source.read_bytes())}")
     for root, pattern in ((knowledge_root, "**/*.yaml"), (rules_root, "*.yaml")):
         for path in sorted(root.glob(pattern)):
             parts.append(f"{root.name}/{path.relative_to(root)} {diskcache.checksum(path.read_bytes())}")
