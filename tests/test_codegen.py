@@ -71,6 +71,7 @@ def test_the_generated_plan_computes_what_the_walked_plan_computes(engine):
     """Every candidate layout of clusters large enough to use the generated plan (dense and MoE, PCIe
     and NVLink, one node and many, serving and training, facts left unknown): the same facts and the
     same trace as walking the scenario's plan formula by formula."""
+    from advisor.core.engine import Search
     from advisor.core.facts import scenario_facts
     from advisor.core.formulas import generated_plan
     from advisor.core.layouts import candidates, machine_of
@@ -94,10 +95,15 @@ def test_the_generated_plan_computes_what_the_walked_plan_computes(engine):
         env, _ = scenario_facts(s, engine.kb)
         trace: dict[str, str] = {}
         engine.calc.run(env, engine.calc.scenario_ids, trace)
-        plan = engine.calc.plan(env, engine.calc.layout_ids)
+        walk = engine.calc.runner(engine.calc.plan(env, engine.calc.layout_ids), 1)  # formula by formula
         for layout in candidates(machine_of(env), env["n_layers"] or 1, env["model_kind"] == "moe"):
-            walked = engine.candidate(layout, env, trace, None, plan)
-            one = engine.candidate(layout, env, trace, None, plan, lambda e, t: generated_plan.run_layout(e, t, whens))
+            machine = machine_of(env)
+            walked = engine.candidate(layout, env, trace, None, Search(walk, machine, []))
+            one = engine.candidate(
+                layout, env, trace, None, Search(lambda e, t: generated_plan.run_layout(e, t, whens), machine, [])
+            )
+            engine.complete(walked)
+            engine.complete(one)
             assert one.env == walked.env, (raw["model"], layout)
             assert one.trace == walked.trace, (raw["model"], layout)
             checked += 1

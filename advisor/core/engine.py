@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from advisor.core.facts import Origin, scenario_facts
 from advisor.core.formulas.calc import Calculator, Planned
@@ -88,6 +88,14 @@ class ScopeResult(Struct, frozen=False):
     undecided: list[Rule] = field(default_factory=list)
 
 
+class Search(NamedTuple):
+    """What a layout search shares across its candidates (`Engine._search`)."""
+
+    run: Callable[[dict[str, Any], dict[str, str]], None]  # computes every layout formula into facts and trace
+    machine: Machine
+    screen: list[Planned]  # the formulas that decide rejection and the SCREENED facts
+
+
 class Candidate(Struct, frozen=False):
     """One layout under evaluation: its facts, the formulas that made them, and the rules it triggered."""
 
@@ -150,23 +158,24 @@ class Engine:
         engine.from_cache = hit
         return engine
 
-    @cached_property
+    @property
     def rule_base_hash(self) -> str:
         """A short hash of the rule files, recorded in transcripts."""
-        if self._hashes is not None:
-            return self._hashes.rules
-        from advisor.kb.cache import files_hash
+        return self._file_hashes.rules
 
-        return files_hash(self.rules.files)
-
-    @cached_property
+    @property
     def knowledge_hash(self) -> str:
         """A short hash of the knowledge files, recorded in transcripts."""
-        if self._hashes is not None:
-            return self._hashes.knowledge
-        from advisor.kb.cache import files_hash
+        return self._file_hashes.knowledge
 
-        return files_hash(self.kb.root.rglob("*.yaml"))
+    @cached_property
+    def _file_hashes(self) -> Hashes:
+        """The files' hashes: as the load cache kept them, else worked out from the files."""
+        if self._hashes is not None:
+            return self._hashes
+        from advisor.kb.cache import hashes_of
+
+        return hashes_of(self.kb, self.rules)
 
     # --- evaluation --------------------------------------------------------------------------
 
@@ -176,42 +185,37 @@ class Engine:
         env: Mapping[str, Any],
         trace: Mapping[str, str],
         known: Mapping[str, Any] | None = None,
-        plan: list[Planned] | None = None,
-        run: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
-        machine: Machine | None = None,
-        screen: list[Planned] | None = None,
+        search: Search | None = None,
     ) -> Candidate:
         """Facts of one layout: the scenario's, its links' (or `known` ones read from the host), and the
-        layout formulas' results (`plan`: the scenario's plan of them, made once for all layouts; `run`:
-        what computes it, `Calculator.runner`; `machine`: the scenario's, `machine_of(env)`). With
-        `screen` (the plan of `screen_ids`), only what decides rejection and the SCREENED facts are
-        computed now, the rest by `complete`."""
+        layout formulas' results; `search`: the scenario's `_search` over many layouts, made once for
+        all of them. In a search only what decides rejection and the SCREENED facts are computed now,
+        the rest by `complete`."""
+        if search is None:
+            search = self._search(env, 1)
+        run, machine, screen = search
         lenv = dict(env)
-        later_links = screen is not None and not self.screen_reads_links
+        later_links = not self.screen_reads_links
         lenv.update(layout_numbers(layout, env) if later_links else link_facts(layout, env, machine=machine))
         if known:
             lenv.update(known)
         ltrace = dict(trace)
-        if run is None:
-            whole = plan if plan is not None else self.calc.plan(env, self.calc.layout_ids)
-
-            def run(e: dict[str, Any], t: dict[str, str]) -> None:
-                self.calc.run_plan(e, whole, t)
-
-        if screen is None:
-            run(lenv, ltrace)
-            return Candidate(layout, lenv, ltrace, {})
         self.calc.run_plan(lenv, screen, ltrace)
-        compute = run
 
         def rest(c: Candidate) -> None:
             if later_links:
                 c.env.update(link_facts(layout, env, machine=machine))
                 if known:
                     c.env.update(known)
-            compute(c.env, c.trace)
+            run(c.env, c.trace)
 
         return Candidate(layout, lenv, ltrace, {}, rest)
+
+    def _search(self, env: Mapping[str, Any], layouts: int) -> Search:
+        """For a search over `layouts` layouts of the scenario `env`: what computes the layout formulas
+        (`Calculator.runner`), the machine, and the screening part of the plan."""
+        plan = self.calc.plan(env, self.calc.layout_ids)
+        return Search(self.calc.runner(plan, layouts), machine_of(env), [p for p in plan if p.fid in self.screen_set])
 
     def complete(self, c: Candidate) -> Candidate:
         """`c` with every layout formula computed and every selecting rule decided; only once the search
@@ -261,13 +265,8 @@ class Engine:
         if shardings:
             groups, cands = self._sharded_candidates(base_env, env, trace, layouts, shardings)
         else:
-            plan = self.calc.plan(env, self.calc.layout_ids)
-            run, machine = self.calc.runner(plan, len(layouts)), machine_of(env)
-            screen = [p for p in plan if p.fid in self.screen_set]
-            cands = [
-                self.candidate(x, env, trace, layout_known if x == only else None, plan, run, machine, screen)
-                for x in layouts
-            ]
+            shared = self._search(env, len(layouts))
+            cands = [self.candidate(x, env, trace, layout_known if x == only else None, shared) for x in layouts]
             rank = self._sharding_rank(env.get("sharding")) if env.get("workload_kind") == "training" else None
             for c in cands:
                 c.env["sharding_rank"] = rank
@@ -358,12 +357,10 @@ class Engine:
                 senv, strace = {**base_env, "sharding": sharding}, {}
                 self.calc.run(senv, self.calc.scenario_ids, strace)
             groups[sharding] = (senv, strace)
-            plan = self.calc.plan(senv, self.calc.layout_ids)
-            run, machine = self.calc.runner(plan, len(layouts)), machine_of(senv)
-            screen = [p for p in plan if p.fid in self.screen_set]
+            shared = self._search(senv, len(layouts))
             rank = self._sharding_rank(sharding)
             for x in layouts:
-                c = self.candidate(replace(x, sharding=sharding), senv, strace, None, plan, run, machine, screen)
+                c = self.candidate(replace(x, sharding=sharding), senv, strace, None, shared)
                 c.env["sharding_rank"] = rank
                 cands.append(c)
         return groups, cands

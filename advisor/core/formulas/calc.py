@@ -235,10 +235,14 @@ class Calculator:
 
             fresh = self._generated and generated_plan.SOURCE_HASH == generated.SOURCE_HASH
             if fresh and generated_plan.LAYOUT_IDS == tuple(self.layout_ids):
-                whens = {fid: f.when for fid, f in self.formulas.items() if f.when is not None}
-                run = generated_plan.run_layout
+                run, whens = generated_plan.run_layout, self._whens
                 return lambda env, trace: run(env, trace, whens)
         return lambda env, trace: self.run_plan(env, plan, trace)
+
+    @cached_property
+    def _whens(self) -> dict[str, Expression]:
+        """Each formula's condition by formula id, for the generated plan's interpreted fallback."""
+        return {fid: f.when for fid, f in self.formulas.items() if f.when is not None}
 
     def run(self, env: dict[str, Any], ids: Iterable[str], trace: dict[str, str]) -> None:
         """Compute the formulas `ids` in order into `env`; `trace` maps each result to its formula."""
