@@ -20,6 +20,8 @@ from advisor.core.records import FigureTrace, Recommendation
 from advisor.errors import AdvisorError
 from advisor.kb.knowledge import Citation, Gpu, Knowledge, Measurement
 from advisor.kb.rules import Rule
+from advisor.redact.vocabulary import vocabulary
+from advisor.regex_safety import problems
 
 SOURCE_KINDS = ("seed", "primary", "vendor", "measurement", "config", "derivation")
 GPU_FIGURES = (
@@ -72,6 +74,26 @@ def check_citation(kb: Knowledge, c: Citation, where: str, report: Report) -> No
         report.add(where, f"quotes {c.quote[:40]!r} but source {c.source!r} records no quotes")
 
 
+def check_secrets_vocabulary(kb: Knowledge, report: Report) -> None:
+    """knowledge/secrets.yaml: it loads, its citations resolve, its words are lower case, each prefix is a
+    literal long enough to start no ordinary word."""
+    try:
+        vocab = vocabulary(kb.root)
+    except AdvisorError as exc:
+        report.add("secrets.yaml", exc.one_line())
+        return
+    for c in vocab.cite:
+        check_citation(kb, c, "secrets.yaml", report)
+    names = vocab.names
+    for what, words in (("strong", names.strong), ("medium", names.medium), ("weak", names.weak)):
+        for word in words:
+            if word != word.lower() or word in names.neutral:
+                report.add("secrets.yaml", f"names.{what}: {word!r} must be lower case and not also neutral")
+    for p in vocab.prefixes:
+        if len(p.prefix) < 2 or p.min < 8:
+            report.add("secrets.yaml", f"prefix {p.prefix!r}: at least two characters and min 8 after it")
+
+
 def check_measurement(kb: Knowledge, m: Measurement, report: Report) -> None:
     """A measurement cites its source word for word, names a known model, precision, GPU and link, its
     layouts occupy exactly its GPUs, and it gives a value or a ratio against another layout, never both."""
@@ -120,8 +142,8 @@ def check_gpu_memory(g: Gpu, report: Report) -> None:
         if not quote:
             report.add(f"gpu {g.id}", "memory_gib_reported does not quote the capture it comes from")
             return
-        mib = [int(n) for n in re.findall(r"(\d+)\s*MiB", quote)]
-        gib = [float(n) for n in re.findall(r"(\d+(?:\.\d+)?)\s*GiB", quote)]
+        mib = [int(n) for n in re.findall(r"(?<![\d.])(\d{1,9})[ \t]{0,4}MiB", quote)]
+        gib = [float(n) for n in re.findall(r"(?<![\d.])(\d{1,9}(?:\.\d{1,9})?)[ \t]{0,4}GiB", quote)]
         if not (
             (mib and abs(max(mib) / 1024 - g.memory_gib_reported) < 0.006)
             or (gib and abs(gib[0] - g.memory_gib_reported) < 0.05)
@@ -253,9 +275,12 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
             check_citation(kb, c, where, report)
         for lang, pattern in q.asked.texts.items():
             try:
-                re.compile(pattern)
+                slow = problems(pattern, re.I)
             except re.error as exc:
                 report.add(where, f"its {lang} pattern does not compile: {exc}")
+                continue
+            if slow:
+                report.add(where, f"its {lang} pattern could take more than linear time: {slow[0].why}")
     for name, spec in kb.facts.items():
         if spec.kind == "input" and spec.question is None:
             report.add(f"fact {name}", "an input fact needs a question in English and German")
@@ -309,6 +334,7 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
     for needed in ("throughput", "latency", "capacity", "training"):
         if needed not in base.selection:
             report.add("selection", f"no order named {needed!r}")
+    check_secrets_vocabulary(kb, report)
     check_exact_figures(engine, report)
     if run_cases:
         check_rule_cases(engine, base.rules.values(), report)

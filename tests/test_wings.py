@@ -1,8 +1,8 @@
 """The house by wings: data flows one way, and no module imports from a wing above its own.
 
-Wings from the ground up: ground (errors, YAML, fuzzy names, languages, redaction) → kb (knowledge
+Wings from the ground up: ground (errors, YAML, fuzzy names, languages) → kb (knowledge
 and rules) → inputs (scenario, config.json, free text, evidence readers) → core (facts, engine,
-layouts, formulas, records) → services (audit, size, collect, transcripts, the rule-base check) →
+layouts, formulas, records) → services (audit, size, collect, redaction, transcripts, the rule-base check) →
 render (one module per format) → chat (the headless conversation) → tui (Textual) → cli.
 Imports inside functions count too: a lazy import is still a dependency.
 """
@@ -19,10 +19,11 @@ TOP_LEVEL = {
     "yamlio": "ground",
     "fuzzy": "ground",
     "i18n": "ground",
-    "redact": "ground",
+    "redact": "services",
     "diskcache": "ground",
     "files": "ground",
     "structs": "ground",
+    "regex_safety": "ground",
     "audit": "services",
     "audit_deploy": "services",
     "size": "services",

@@ -37,10 +37,9 @@ RecorderFactory = Callable[[Engine, str], Any]
 
 WHY = re.compile(r"^(why|warum|wieso|weshalb)\s*\??$", re.I)
 HOW = re.compile(r"^(how|wie|how so|wie das)\s*\??$", re.I)
-WHY_NOT = re.compile(r"^(why not|warum nicht|wieso nicht|weshalb nicht)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S)
-WHAT_IF = re.compile(
-    r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b[\s:,]*(.*?)[\s?!.]*$", re.I | re.S
-)
+# the cue, then what it is about (stripped of the punctuation around it by `_topic`)
+WHY_NOT = re.compile(r"^(why not|warum nicht|wieso nicht|weshalb nicht)\b(.*)$", re.I | re.S)
+WHAT_IF = re.compile(r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b(.*)$", re.I | re.S)
 YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
 # Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
 QUIT = re.compile(r"^(q|quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
@@ -104,11 +103,16 @@ def parse_intent(text: str) -> tuple[str, str]:
         return "how", ""
     m = WHY_NOT.match(said)
     if m:
-        return "why_not", m.group(2)
+        return "why_not", _topic(m.group(2))
     m = WHAT_IF.match(said)
     if m:
-        return "what_if", m.group(2)
+        return "what_if", _topic(m.group(2))
     return "answer", said
+
+
+def _topic(rest: str) -> str:
+    """What a why-not or what-if is about, without the punctuation and spaces around it."""
+    return rest.lstrip(" \t\n:,").rstrip(" \t\n?!.")
 
 
 def read_layout(text: str, total: int, per_node: int) -> Layout | None:
@@ -120,7 +124,7 @@ def read_layout(text: str, total: int, per_node: int) -> Layout | None:
     if not re.search(r"\d", low):
         if re.search(r"replica|replikat|cop(y|ies)|kopie|data.?parallel|^dp$", low):
             return Layout(total, 1, 1)
-        if re.search(r"\b(one|single|eine[rn]?)\b.*\b(card|gpu|karte)\b", low):
+        if re.search(r"\b(one|single|eine[rn]?)\b[^\n]{0,200}?\b(card|gpu|karte)\b", low):
             return Layout(1, 1, 1)
         if re.fullmatch(r"tp|tensor.?parallel(ism)?", low):
             return Layout(max(1, total // per_node), per_node, 1)

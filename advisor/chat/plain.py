@@ -24,8 +24,8 @@ from advisor.kb.knowledge import Knowledge
 
 MATRIX_HEADER = re.compile(r"^\s*GPU0\s+GPU1\b")
 _MARKS = (
-    (re.compile(r"\*\*(.+?)\*\*", re.S), r"\1"),
-    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", re.S), r"\1"),
+    (re.compile(r"\*\*((?:(?!\*\*)[^\n]){1,2000})\*\*"), r"\1"),
+    (re.compile(r"(?<![\w*])\*(?!\s)((?:(?!\*)[^\n]){1,2000})(?<!\s)\*(?![\w*])"), r"\1"),
     (re.compile(r"`([^`]*)`"), r"\1"),
     (re.compile(r" {2}\n"), "\n"),
 )

@@ -79,7 +79,7 @@ class Layout(Struct, order=True):
 def parse_layout(text: str) -> Layout:
     """'tp=4,pp=2,replicas=1,ep=1' or 'TP4xPP2' into a Layout; InputError when it names no number."""
     values = {"replicas": 1, "tp": 1, "pp": 1, "ep": 1}
-    for key, num in re.findall(r"(replicas|dp|tp|pp|ep)\s*=?\s*(\d+)", text.lower()):
+    for key, num in re.findall(r"(replicas|dp|tp|pp|ep)[ \t]{0,64}(?:=[ \t]{0,64})?(\d{1,12})", text.lower()):
         values["replicas" if key == "dp" else key] = int(num)
     if not re.search(r"\d", text):
         raise InputError(f"cannot read layout {text!r}", hint="write it like tp=4,pp=2 or replicas=2,tp=2")

@@ -156,7 +156,8 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
         before, after = lowered[max(0, m.start() - 16) : m.start()], lowered[m.end() : m.end() + 12]
         kv_before = re.search(
-            r"(kv|cache)[ :-]*(-?cache)?[ :-]*(in|als|as|is|ist|are|sind|=)?[ :-]*(auch|also|too|ebenfalls)?[ :-]*$",
+            r"(kv|cache)(?:[ :-]{0,4}-?cache)?(?:[ :-]{0,4}(?:in|als|as|is|ist|are|sind|=))?"
+            r"(?:[ :-]{0,4}(?:auch|also|too|ebenfalls))?[ :]{0,4}$",
             before,
         )
         if kv_before or re.match(r"[ -]?(kv|cache)", after):
@@ -286,7 +287,7 @@ def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
 
 def _expected(lowered: str, asked: Field, out: Understood) -> None:
     """A bare answer ("60", "yes", "8k", "fp8") to the question just asked, about the field `asked`."""
-    m = re.fullmatch(r"\s*(?:about|circa|ca\.?|etwa|rund|~)?\s*(\d+(?:\.\d+)?\s*[km]?)\s*", lowered)
+    m = re.fullmatch(r"\s*(?:(?:about|circa|ca\.?|etwa|rund|~)\s*)?(\d+(?:\.\d+)?\s*[km]?)\s*", lowered)
     yes = re.fullmatch(r"\s*(yes|ja|y|j|jawohl|sure|klar)\s*", lowered)
     no = re.fullmatch(r"\s*(no|nein|n|nope)\s*", lowered)
     path = asked.path

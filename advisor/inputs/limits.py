@@ -18,10 +18,10 @@ from advisor.errors import InputError
 
 MAX_TP = 1024
 MAX_LAYOUT_GPUS = 65536  # knowledge/settings.yaml max_total_gpus, where no knowledge base is at hand
-LAYOUT_NUMBER = re.compile(r"(replicas|dp|tp|pp|ep)\s*=?\s*(\d+)", re.I)
+LAYOUT_NUMBER = re.compile(r"(replicas|dp|tp|pp|ep)[ \t]{0,64}(?:=[ \t]{0,64})?(\d{1,1000})", re.I)
 NAMES = {"dp": "replicas"}
 # one degree as a user writes it: a key, then `=` or nothing, then what should be a number (ASCII digits)
-LAYOUT_ITEM = re.compile(r"(replicas|dp|tp|pp|ep)\s*=?\s*([^\s,;x×*]*)", re.I)
+LAYOUT_ITEM = re.compile(r"(replicas|dp|tp|pp|ep)\s*(?:=\s*)?([^\s,;x×*]*)", re.I)
 LAYOUT_SEPARATOR = re.compile(r"[\s,;x×*]*")
 
 

@@ -61,13 +61,15 @@ def _tokens(value: Any, where: str, top: float | None = None) -> int:
         number: int | float = value
     else:
         text = str(value)
-        m = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*(tokens?)?\s*", text[: LONGEST_NUMBER + 1])
+        m = re.fullmatch(
+            r"([0-9][0-9_,]*(?:\.[0-9]+)?)(?:\s*([kKmM]))?(?:\s*(tokens?))?", text[: LONGEST_NUMBER + 1].strip()
+        )
         if not m or len(text) > LONGEST_NUMBER:
             raise InputError(f"expected a token count like 8192 or 8k, not {shown(value)}", where=where)
         if "," in m.group(1) and not THOUSANDS.fullmatch(m.group(1)):
             raise InputError(f"expected a token count like 8192 or 8k, not {shown(value)}", where=where)
         digits = m.group(1).replace(",", "").replace("_", "")
-        scale = SUFFIXES[m.group(2).lower()]
+        scale = SUFFIXES[(m.group(2) or "").lower()]
         number = int(digits) * scale if "." not in digits else float(digits) * scale
     return _whole(number, where, "token count", top)
 

@@ -25,7 +25,7 @@ class AnswerSuggester(Suggester):
         expanded: list[str] = []
         for w in words:
             expanded.append(w)
-            vendor = re.match(r"^(NVIDIA|AMD|Intel)\s+(.+)$", w)
+            vendor = re.match(r"^(NVIDIA|AMD|Intel)\s+(\S.*)$", w)
             if vendor:
                 expanded.append(vendor.group(2))
         self.words = tuple(dict.fromkeys(expanded))

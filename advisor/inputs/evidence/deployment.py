@@ -95,8 +95,8 @@ def checked(data: Mapping[str, Any], file: str) -> tuple[dict[str, Any], list[st
 
 def looks_like_deployment(text: str) -> bool:
     """A YAML mapping with the deployment's own top-level keys, not a compose file or a manifest."""
-    return bool(re.search(r"^(deployment|model|hardware|accept)\s*:", text, re.M)) and not re.search(
-        r"^(services|apiVersion)\s*:", text, re.M
+    return bool(re.search(r"^(deployment|model|hardware|accept)[ \t]*:", text, re.M)) and not re.search(
+        r"^(services|apiVersion)[ \t]*:", text, re.M
     )
 
 

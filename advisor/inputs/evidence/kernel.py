@@ -37,11 +37,11 @@ def _param_line(text: str) -> tuple[int, str] | None:
     """The line holding kernel parameters: /proc/cmdline itself, or GRUB_CMDLINE_LINUX[_DEFAULT]="..."."""
     best: tuple[int, int, str] | None = None
     for no, line in enumerate(text.split("\n"), 1):
-        grub = re.match(r'^\s*GRUB_CMDLINE_LINUX(?:_DEFAULT)?="([^"]*)"', line)
+        grub = re.match(r'^[ \t]*GRUB_CMDLINE_LINUX(?:_DEFAULT)?="([^"\n]*)"', line)
         body = grub.group(1) if grub else line
         keys = {token.split("=", 1)[0] for token in body.split()}
         score = len(keys & set(KERNEL_PARAMS)) + (2 if grub and body.strip() else 0)
-        if re.search(r"(^|\s)(BOOT_IMAGE=|root=(UUID=|/dev/|LABEL=|ZFS=))", body):
+        if re.search(r"(^|[ \t])(BOOT_IMAGE=|root=(UUID=|/dev/|LABEL=|ZFS=))", body):
             score += 2
         if score >= 2 and (best is None or score > best[0]):
             best = (score, no, body)
@@ -69,8 +69,8 @@ def looks_like_lspci(text: str) -> bool:
     if not any(word in text for word in ("ACSCtl", "Capabilities", "LnkSta", "Region ")):
         return False
     headers = re.search(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7] [^:\n]+:", text, re.M | re.I)
-    capabilities = re.search(r"^\s+(Capabilities|ACSCtl|LnkSta|Region \d|Control:)", text, re.M)
-    return bool(headers and capabilities) or bool(re.search(r"^\s*ACSCtl:\s+SrcValid[+-]", text, re.M))
+    capabilities = re.search(r"^[ \t]+(Capabilities|ACSCtl|LnkSta|Region \d|Control:)", text, re.M)
+    return bool(headers and capabilities) or bool(re.search(r"^[ \t]*ACSCtl:[ \t]+SrcValid[+-]", text, re.M))
 
 
 def iommu_from_cmdline(params: dict[str, str]) -> str | None:
@@ -152,7 +152,7 @@ def parse_lspci(text: str, file: str) -> Parsed:
     devices: list[dict[str, object]] = []
     current: dict[str, object] | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
-        m = re.match(r"^((?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ([^:]+): (.*)$", line, re.I)
+        m = re.match(r"^((?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ([^:\n]+): (.*)$", line, re.I)
         if m:
             current = {"address": m.group(1), "class": m.group(2).strip(), "name": m.group(3).strip(), "line": no}
             devices.append(current)
@@ -177,7 +177,7 @@ def parse_lspci(text: str, file: str) -> Parsed:
             if str(current["address"]).startswith("(line"):
                 current = None  # a filtered listing: each ACSCtl line stands for its own bridge
         elif stripped.startswith("LnkSta:"):
-            m2 = re.search(r"Speed ([\d.]+)GT/s[^,]*, Width x(\d+)", stripped)
+            m2 = re.search(r"Speed ([\d.]{1,8})GT/s[^,\n]{0,80}, Width x(\d{1,3})", stripped)
             if m2:
                 current["link_gts"] = float(m2.group(1))
                 current["link_width"] = int(m2.group(2))

@@ -16,14 +16,15 @@ from advisor.inputs.evidence.nccl import p2p_level
 from advisor.inputs.evidence.reader import ALL_RANKS, Contribution, Reader, fact
 
 VLLM = re.compile(
-    r"(\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)"
+    r"(\bvllm[ \t]+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)"
 )
 SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
 ENV = re.compile(
-    r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)\s*[=:]\s*\"?([^\s\"']*)"
+    r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)"
+    r"[ \t]*[=:][ \t]*\"?([^ \t\n\"']*)"
 )
-COMMAND = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
-CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)\s+run\b")
+COMMAND = re.compile(r"\bvllm[ \t]+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
+CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)[ \t]+run\b")
 
 FLAGS: dict[str, tuple[str, ...]] = {
     "tp": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size"),
@@ -155,7 +156,7 @@ def _env(value: Any) -> dict[str, str]:
     return env
 
 
-COMMENT = re.compile(r"(?:^|\s)#.*$")
+COMMENT = re.compile(r"(?:^|[ \t])#[^\n]*")
 
 
 def _uncommented(line: str) -> str:
@@ -183,7 +184,7 @@ def parse_launch(text: str, file: str) -> Parsed:
             launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
             starts.append(no)
             out.at(f"launch:{len(launches) - 1}", no, line)
-    if not launches and re.search(r"^\s*(services|apiVersion|kind|spec|containers|command|args)\s*:", text, re.M):
+    if not launches and re.search(r"^[ \t]*(services|apiVersion|kind|spec|containers|command|args)[ \t]*:", text, re.M):
         from advisor.errors import AdvisorError
 
         try:
@@ -235,7 +236,7 @@ def _yaml_documents(text: str, file: str) -> list[Any]:
     from advisor.yamlio import loads
 
     docs = []
-    for part in re.split(r"^---\s*$", text, flags=re.M):
+    for part in re.split(r"^---[ \t]*$", text, flags=re.M):
         if part.strip():
             docs.append(loads(part, file))
     return docs

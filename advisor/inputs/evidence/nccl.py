@@ -10,9 +10,12 @@ from advisor.inputs.evidence import Evidence, Parsed, clean, gap
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 from advisor.kb.signatures import matching_lines
 
-ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+ROW = re.compile(
+    r"^[ \t]*(\d+)[ \t]+(\d+)[ \t]+(\w+)[ \t]+(\w+)[ \t]+(-?\d+)[ \t]+([\d.]+)[ \t]+([\d.]+)[ \t]+([\d.]+)[ \t]+(\S+)"
+)
 OLD_ROW = re.compile(
-    r"^\s*(\d+)\s+(\d+)\s+(float|half|double|int\w*|bfloat16)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
+    r"^[ \t]*(\d+)[ \t]+(\d+)[ \t]+(float|half|double|int\w*|bfloat16)"
+    r"[ \t]+([\d.]+)[ \t]+([\d.]+)[ \t]+([\d.]+)[ \t]+(\S+)"
 )
 # A channel line is "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read": the gap to "via" is short,
 # and bounded so that no line of many channel starts is scanned from each of them (see `gap`).
@@ -61,9 +64,9 @@ def looks_like_allreduce(text: str) -> bool:
     """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
     if "busbw" not in text and "sum" not in text and "bus bandwidth" not in text:
         return False
-    table = re.search(r"algbw\s+busbw", text) and re.search(r"(redop|all_reduce|sum\s+-1)", text)
-    rows = len(re.findall(r"^\s*\d+\s+\d+\s+\w+\s+sum\s+-1\s", text, re.M))
-    return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth\s*:", text) and OLD_ROW.search(text)))
+    table = re.search(r"algbw[ \t]+busbw", text) and re.search(r"(redop|all_reduce|sum[ \t]+-1)", text)
+    rows = len(re.findall(r"^[ \t]*\d+[ \t]+\d+[ \t]+\w+[ \t]+sum[ \t]+-1[ \t]", text, re.M))
+    return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth[ \t]*:", text) and OLD_ROW.search(text)))
 
 
 def looks_like_p2p_test(text: str) -> bool:
@@ -99,8 +102,9 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     peak_at: tuple[int, str] | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
         m = re.search(
-            r"Rank\s{1,16}(\d{1,7})\s{1,16}(?:Group\s{1,16}\d{1,7}\s{1,16})?Pid\s{1,16}\d{1,10}\s{1,16}on\s{1,16}(\S{1,253})"
-            r"\s{1,16}device\s{1,16}(\d{1,7})\s{1,16}\[([^\]\n]{0,64})\]\s{1,16}([^\n]{0,200})",
+            r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}(?:Group[ \t]{1,16}\d{1,7}[ \t]{1,16})?Pid[ \t]{1,16}\d{1,10}"
+            r"[ \t]{1,16}on[ \t]{1,16}(\S{1,253})"
+            r"[ \t]{1,16}device[ \t]{1,16}(\d{1,7})[ \t]{1,16}\[([^\]\n]{0,64})\][ \t]{1,16}([^\n]{0,200})",
             line,
         )
         if m:
@@ -143,11 +147,11 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
                 peak_at = (no, line)
             continue
-        m = re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", line)
+        m = re.search(r"Avg bus bandwidth[ \t]*:[ \t]*([\d.]+)", line)
         if m:
             avg = float(m.group(1))
             out.at("avg", no, line)
-        m = re.search(r"nGpus\s+(\d+)", line)
+        m = re.search(r"nGpus[ \t]+(\d+)", line)
         if m:
             out.data["ngpus_per_thread"] = int(m.group(1))
     if not rows:

@@ -73,11 +73,11 @@ def advisor_output(text: str) -> str | None:
     """Why a file is a report (this advisor's or another tool's SARIF), not evidence; None for evidence.
     A report saved into a bundle quotes the findings it judged, so reading it back would judge them twice."""
     head = text[:4096]
-    if re.search(r'"\$schema"\s*:\s*"[^"\n]{0,300}sarif', head, re.I) or (
-        re.search(r'"version"\s*:\s*"2\.1\.0"', head) and re.search(r'"runs"\s*:', head)
+    if re.search(r'"\$schema"[ \t]*:[ \t]*"[^"\n]{0,300}sarif', head, re.I) or (
+        re.search(r'"version"[ \t]*:[ \t]*"2\.1\.0"', head) and re.search(r'"runs"[ \t]*:', head)
     ):
         return "a SARIF report, not host evidence; skipped"
-    found = re.search(r'"schema"\s*:\s*"(advisor\.[a-z-]{1,40}/\d{1,4})"', head)
+    found = re.search(r'"schema"[ \t]*:[ \t]*"(advisor\.[a-z-]{1,40}/\d{1,4})"', head)
     if found and found.group(1) != f"{manifest.SCHEMA}":
         return f"an advisor report ({found.group(1)}), not host evidence; skipped"
     first = next((line for line in head.split("\n") if line.strip()), "")

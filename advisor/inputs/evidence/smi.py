@@ -15,7 +15,7 @@ def looks_like_query(text: str) -> bool:
     """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections."""
     if "Product Name" not in text:
         return False
-    return bool(re.search(r"^\s*Product Name\s*:", text, re.M)) and bool(
+    return bool(re.search(r"^[ \t]*Product Name[ \t]*:", text, re.M)) and bool(
         re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M)
     )
 
@@ -24,7 +24,7 @@ def looks_like_csv(text: str) -> bool:
     """`--query-gpu ... --format=csv`: a header naming query fields, then rows."""
     if ", " not in text and "," not in text:
         return False
-    header = re.search(r"^\s*(index|name|pci\.bus_id|memory\.total)( \[[^]]*\])?\s*,", text, re.M)
+    header = re.search(r"^[ \t]*(index|name|pci\.bus_id|memory\.total)( \[[^]\n]*\])?[ \t]*,", text, re.M)
     return bool(header or re.search(r"^\d+, (NVIDIA |Tesla |Quadro )[^,\n]+(, [^,\n]+)*$", text, re.M))
 
 
@@ -32,11 +32,15 @@ def looks_like_nvlink(text: str) -> bool:
     """`nvidia-smi nvlink --status`: 'GPU n: NAME (UUID: ...)' then 'Link k: ...' lines."""
     if "Link " not in text:
         return False
-    return bool(re.search(r"^GPU \d+: .*\n(\s+Link \d+:)", text, re.M))
+    lines = text.split("\n", 4000)[:4000]  # a GPU line and its first link line stand at the top
+    return any(
+        re.match(r"GPU \d+: ", a) is not None and re.match(r"[ \t]+Link \d+:", b) is not None
+        for a, b in zip(lines, lines[1:], strict=False)
+    )
 
 
 def _mib(value: str) -> float | None:
-    m = re.search(r"([\d.]+)\s*MiB", value)
+    m = re.search(r"(?<![\d.])([\d.]{1,32})[ \t]{0,8}MiB", value)
     return float(m.group(1)) if m else None
 
 
@@ -102,7 +106,7 @@ def parse_csv(text: str, file: str) -> Parsed:
     out = Parsed("nvidia-smi-csv", file)
     lines = clean(text).split("\n")
     start = next(
-        (i for i, line in enumerate(lines) if re.match(r"^\s*(index|name|pci\.bus_id|memory\.total)", line)), None
+        (i for i, line in enumerate(lines) if re.match(r"^[ \t]*(index|name|pci\.bus_id|memory\.total)", line)), None
     )
     if start is None:
         start = next((i for i, line in enumerate(lines) if re.match(r"^\d+, ", line)), None)
@@ -114,7 +118,7 @@ def parse_csv(text: str, file: str) -> Parsed:
         width = max(len(r) for r in rows[1:])
         guess = ["index", "name"] + [
             "pci.bus_id"
-            if re.match(r"\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", _cell(rows[1:], j))
+            if re.match(r"[ \t]*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", _cell(rows[1:], j))
             else ("memory.total" if "MiB" in _cell(rows[1:], j) else f"column{j}")
             for j in range(2, width)
         ]
@@ -149,13 +153,13 @@ def parse_nvlink(text: str, file: str) -> Parsed:
     gpus: dict[int, dict[str, object]] = {}
     current: int | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
-        m = re.match(r"^GPU (\d+): (.*?)(?: \(UUID: [^)]*\))?\s*$", line)
+        m = re.match(r"^GPU (\d+): (.*?)(?: \(UUID: [^)\n]*\))?[ \t]*$", line)
         if m:
             current = int(m.group(1))
             gpus[current] = {"name": m.group(2), "active": 0, "inactive": 0, "speeds": []}
             out.at(f"gpu:{current}", no, line)
             continue
-        m = re.match(r"^\s+Link (\d+): (.*)$", line)
+        m = re.match(r"^[ \t]+Link (\d+): (.*)$", line)
         if m and current is not None:
             state = m.group(2).strip()
             speed = re.match(r"([\d.]+) GB/s", state)

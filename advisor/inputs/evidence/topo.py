@@ -31,7 +31,7 @@ def looks_like_topo(text: str) -> bool:
     """A topo -m matrix: a header with GPU0 and rows of path codes (a topo -p2p matrix has X and OK/NS only)."""
     if "GPU0" not in text or "GPU1" not in text:
         return False
-    return bool(re.search(r"^\s*GPU0\s+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and bool(
+    return bool(re.search(r"^[ \t]*GPU0[ \t]+(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)) and bool(
         re.search(r"^[ \t]*GPU\d+[ \t]+(?:\S+[ \t]+)*?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", text, re.M)
     )
 
@@ -40,7 +40,7 @@ def looks_like_p2p(text: str) -> bool:
     """A topo -p2p matrix: rows of OK / NS / CNS / TNS codes."""
     if "GPU0" not in text:
         return False
-    return bool(re.search(r"^\s*GPU0\s+X\s+(OK|NS|CNS|GNS|TNS|U)\b", text, re.M))
+    return bool(re.search(r"^[ \t]*GPU0[ \t]+X[ \t]+(OK|NS|CNS|GNS|TNS|U)\b", text, re.M))
 
 
 def _header(line: str) -> list[str] | None:
@@ -71,7 +71,7 @@ def parse_topo(text: str, file: str) -> Parsed:
         tokens = line.split()
         if not tokens:
             continue
-        m = re.match(r"^\s*(NIC\d+)\s*:\s*(\S+)", line)
+        m = re.match(r"^[ \t]*(NIC\d+)[ \t]*:[ \t]*(\S+)", line)
         if m:
             nic_names[m.group(1)] = m.group(2)
             continue

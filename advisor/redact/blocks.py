@@ -1,0 +1,112 @@
+"""Secrets that span lines, found by their structure: private-key blocks (PEM, OpenSSH, PGP, from BEGIN to
+END), PuTTY key files (the lines Private-Lines counts, and Private-MAC), the values of a Kubernetes Secret's
+`data:` and `stringData:`, and a YAML block scalar under a credential name (`private_key: |`).
+
+Guarantees: each block is found from a marker the text holds (a cheap `in` test first), read line by line,
+and bounded (MAX_LINES lines, or its END marker); a line is read by at most one block, so the work stays
+linear in the text's length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+Span = tuple[int, int]
+MAX_LINES = 400
+
+_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PUTTY = re.compile(r"Private-Lines:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", re.M)
+_MAC = re.compile(r"Private-MAC:[ \t]{0,8}([0-9A-Za-z+/=]{8,256})")
+_SECRET_KIND = re.compile(r"(?m)^[ \t]{0,16}kind:[ \t]{0,8}[\"']?Secret[\"']?[ \t]{0,8}$")
+_DATA = re.compile(r"(?m)^([ \t]{0,16})(?:data|stringData):[ \t]{0,8}$")
+_ITEM = re.compile(r"([ \t]{1,32})[\"']?[\w.-]{1,253}[\"']?:[ \t]{1,8}(?![|>][-+]?[ \t]*$)(\S[^\n]{0,8191})")
+
+
+def find(text: str) -> Iterator[Span]:
+    """Every multi-line secret's span."""
+    if "PRIVATE KEY" in text:
+        yield from _pem(text)
+    if "Private-Lines:" in text:
+        yield from _putty(text)
+    if "Secret" in text and "ata:" in text:
+        yield from _kubernetes(text)
+
+
+def _pem(text: str) -> Iterator[Span]:
+    """From each BEGIN ... PRIVATE KEY line to its END line (or the text's end)."""
+    covered = -1
+    for m in _BEGIN.finditer(text):
+        if m.start() < covered:
+            continue  # a BEGIN inside a block already taken is not another block
+        end = _END.search(text, m.end())
+        covered = end.end() if end else len(text)
+        yield m.start(), covered
+
+
+def _putty(text: str) -> Iterator[Span]:
+    for m in _PUTTY.finditer(text):
+        lines = min(int(m.group(1)), MAX_LINES)
+        start = at = m.end() + 1
+        for _ in range(lines):
+            nxt = text.find("\n", at)
+            at = len(text) if nxt < 0 else nxt + 1
+        if at > start:
+            yield start, at - 1 if text[at - 1 : at] == "\n" else at
+        mac = _MAC.search(text, at, at + 400)
+        if mac:
+            yield mac.span(1)
+
+
+def _kubernetes(text: str) -> Iterator[Span]:
+    """The values under data: and stringData: of each `kind: Secret` document (up to the next ---)."""
+    for kind in _SECRET_KIND.finditer(text):
+        doc_start = text.rfind("\n---", 0, kind.start()) + 1
+        doc_end = text.find("\n---", kind.end())
+        doc_end = len(text) if doc_end < 0 else doc_end
+        for data in _DATA.finditer(text, doc_start, doc_end):
+            yield from _items(text, data.end() + 1, doc_end, len(data.group(1)))
+
+
+def _items(text: str, start: int, end: int, indent: int) -> Iterator[Span]:
+    at = start
+    for _ in range(MAX_LINES):
+        if at >= end:
+            return
+        nxt = text.find("\n", at, end)
+        line_end = end if nxt < 0 else nxt
+        line = text[at:line_end]
+        if line.strip():
+            lead = len(line) - len(line.lstrip(" \t"))
+            if lead <= indent:
+                return
+            m = _ITEM.match(text, at, line_end)
+            if m:
+                yield m.start(2), line_end
+        at = line_end + 1
+
+
+def scalar(text: str, key_start: int, key_end: int) -> Iterator[Span]:
+    """The lines of a YAML block scalar (`key: |`) that follow a credential's key: those indented deeper
+    than the key's line, at most MAX_LINES."""
+    line_start = text.rfind("\n", 0, key_start) + 1
+    head = text[line_start:key_start]
+    indent = len(head) - len(head.lstrip(" \t-"))
+    at = text.find("\n", key_end)
+    if at < 0:
+        return
+    start = at = at + 1
+    last = start
+    for _ in range(MAX_LINES):
+        if at >= len(text):
+            break
+        nxt = text.find("\n", at)
+        line_end = len(text) if nxt < 0 else nxt
+        line = text[at:line_end]
+        if line.strip() and len(line) - len(line.lstrip(" \t")) <= indent:
+            break
+        last = line_end
+        at = line_end + 1
+    if last > start:
+        yield start, last

@@ -1,0 +1,337 @@
+"""Where the secrets of a text are: by the name that holds them, by their structure, by their randomness.
+
+Names, in every syntax customers paste: `NAME=value` (env, shell, INI, connection strings, URL queries),
+`name: value` (YAML, headers, prose), `"name": "value"` (JSON, Python), `--name value` / `--name=value`
+(command lines), name/value pairs (Kubernetes env, ECS, NuGet), commands whose options take a password
+(sshpass -p, redis-cli -a, mysql -pSECRET, docker login -p), and prose ("the password is ...", "das
+Passwort lautet ..."). Structure: URL user-info, authentication schemes, JWTs, private-key blocks (see
+blocks.py). Randomness: a token no name vouches for (values.random_token), and vendors' prefixes.
+
+Guarantees: no pattern here can match a line end, every repeat is bounded, and each pattern is led by its
+first character class so that a search starts only where a match can; a match is judged by its name once
+per distinct name. The spans returned are (start, end) of the values to hide, never of the names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from advisor.redact import blocks
+from advisor.redact.names import strength
+from advisor.redact.values import number, password_like, path, random_token, reference, secret_looking
+from advisor.redact.vocabulary import Command, Prefix, SafeNames, vocabulary
+
+Span = tuple[int, int]
+
+_QUOTED = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|'[^'\n]{0,4096}'|`[^`\n]{0,4096}`"
+_BARE = r"[^\s\"'`,;&|<>(){}\[\]]{1,4096}"
+# NAME=value, NAME: value, "name": "value", name = "value", name => value, os.environ["NAME"] = value
+ASSIGNMENT = re.compile(
+    r"(?:([\"'`])([A-Za-z_][\w .$-]{0,127})\1|([A-Za-z_](?<![\w.-][A-Za-z_])[\w.-]{0,127}))\]?"
+    r"([ \t]{0,8})(:=|=>|=|:)(?!//)([ \t]{0,8})(" + _QUOTED + "|" + _BARE + ")"
+)
+# --name value, --name=value, -Dname=value, and a JSON or YAML list's "--name", "value"
+FLAG = re.compile(
+    r"-(?<![\w-]-)(-?)([A-Za-z][\w.-]{0,63})(=|[ \t]{1,8}|[\"'][ \t]{0,4},[ \t]{0,4})(?!-)("
+    + _QUOTED
+    + "|"
+    + _BARE
+    + ")"
+)
+# an authentication scheme and its credentials, wherever they stand (Bearer eyJ..., Basic dXNlcjpw...)
+SCHEME = re.compile(r"(?i)(?<![\w-])(?:bearer|basic|token|bot)[ \t]{1,8}([A-Za-z0-9._~+/=-]{8,4096})")
+# scheme://user:password@host, scheme://token@host
+USERINFO = re.compile(r"[A-Za-z](?<![\w+.-][A-Za-z])[\w+.-]{1,20}://([^\s:/@\"'<>]{0,256})(?::([^\s/@\"'<>]{0,512}))?@")
+# a run of token characters: vendors' prefixes, JWTs, random tokens
+RUN = re.compile(r"[A-Za-z0-9_+/.~$-](?<![A-Za-z0-9_+/.~$-][A-Za-z0-9_+/.~$-])[A-Za-z0-9_+/.~$-]{11,4095}={0,2}")
+# "the password is X", "Passwort lautet X", "token: X" in prose; the value is judged by password_like
+PROSE = re.compile(
+    r"(?i)(?<![\w-])(passwor[dt]s?|kennwort|passphrase|pw|pwd|token|api[ -]?key|api-schlüssel|secret|key|schlüssel"
+    r"|zugangsdaten|credentials?)((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|now|set|to|still|noch"
+    r"|immer|here|hier|it's|=|->|→)){0,3})[ \t]{0,4}[:=]?[ \t]{1,4}"
+    r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
+    r"|[^\s\"'`„»«]{4,256})"
+)
+# a netrc's "password SECRET" on a line of its own
+NETRC = re.compile(r"(?m)^[ \t]{0,32}(?:password|passwd|account)[ \t]{1,8}([^\s]{1,512})[ \t]{0,8}$")
+_ADDRESS = re.compile(r"[(\[]?(?:https?://)?[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}(?:/[^\s]{0,256})?")  # docs.x.com/y
+_SINGLE_DASH = re.compile(r"[a-z][a-z_.-]{1,63}")  # -password, -storepass: a name, not a letter and a value
+_TOKEN = re.compile(r"(?:[^\s\"'|;&]|\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'){1,64}")
+_SEPARATOR = re.compile(r"[|;&\n]|$")
+_TRAILING = ".,;:!?)]}'\"`“”»«"
+
+
+def find(text: str, safe: SafeNames) -> Iterator[Span]:
+    """The spans of every secret in `text`."""
+    yield from blocks.find(text)
+    yield from _assignments(text, safe)
+    yield from _flags(text, safe)
+    yield from _schemes(text)
+    yield from _userinfo(text)
+    yield from _commands(text)
+    yield from _prose(text, safe)
+    yield from _runs(text, safe)
+    for m in NETRC.finditer(text):
+        if not reference(m.group(1)):
+            yield m.span(1)
+
+
+def _unquote(value: str, start: int) -> tuple[str, int]:
+    """A value without its quotes, and where it starts."""
+    if len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]:
+        return value[1:-1], start + 1
+    return value, start
+
+
+def hidden(value: str, level: str, safe: SafeNames) -> bool:
+    """Whether a value under a credential name of `level` is a secret to hide."""
+    v = value.strip()
+    if len(v) < 3 or reference(v) or path(v) or v.lower() in _not_values():
+        return False
+    if v.lower() in safe.names:
+        return False
+    if level == "strong":
+        return True
+    if level == "medium":
+        return not number(v)
+    return secret_looking(v)
+
+
+@lru_cache(maxsize=1)
+def _not_values() -> frozenset[str]:
+    names = vocabulary().names
+    return frozenset(v.lower() for v in (*names.not_values, *names.schemes))
+
+
+def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
+    names = vocabulary().names
+    pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
+    pending = -1  # where a name/value pair's value may still come (name: HF_TOKEN ... value: X)
+    for m in ASSIGNMENT.finditer(text):
+        name = m.group(2) or m.group(3)
+        raw, start = _unquote(m.group(7), m.start(7))
+        low = name.lower()
+        if low in pair_values and m.start() <= pending:
+            if not reference(raw) and len(raw) >= 3:
+                yield start, start + len(raw)
+            pending = -1
+            continue
+        if low in pair_names and strength(raw) in ("strong", "medium"):
+            pending = m.end() + 400
+            continue
+        level = strength(name)
+        if level is None:
+            continue
+        yield from _assigned(text, m, raw, start, level, safe)
+
+
+def _assigned(text: str, m: re.Match[str], raw: str, start: int, level: str, safe: SafeNames) -> Iterator[Span]:
+    """The secret of one credential assignment: its value, the rest of the line for `name: two words`
+    and INI's `name = two words`, a YAML block scalar's lines, an authentication scheme's credentials."""
+    quoted = m.group(7)[:1] in "\"'`"
+    if m.group(5) == ":" and not (quoted or m.group(1) or m.group(6)):
+        return  # user:password, host:port, scheme:rest: not a YAML key or a header
+    spaced = m.group(5) == ":" or (m.group(4) and m.group(6))
+    if raw in ("|", "|-", "|+", ">", ">-", ">+"):
+        yield from blocks.scalar(text, m.start(), m.end())
+        return
+    if not quoted and spaced:
+        raw = _rest_of_line(text, start, text[m.start() - 1 : m.start()] if m.group(3) else "")
+    scheme = _scheme_of(raw)
+    if scheme:
+        start, raw = start + len(scheme), raw[len(scheme) :].strip()
+        start = text.find(raw, start) if raw else start
+    if raw and hidden(raw, level, safe):
+        yield start, start + len(raw)
+
+
+def _rest_of_line(text: str, start: int, quote: str) -> str:
+    """The value from `start` to the line's end (at most 512 characters), without a trailing comment; up to
+    the closing quote where the assignment stands inside one (curl -H "Authorization: Bearer ...")."""
+    end = text.find("\n", start, start + 512)
+    rest = text[start : end if end >= 0 else min(len(text), start + 512)]
+    if quote in "\"'`" and quote and quote in rest:
+        rest = rest[: rest.index(quote)]
+    cut = rest.find(" #")
+    return (rest[:cut] if cut >= 0 else rest).rstrip(" \t,;")
+
+
+def _scheme_of(value: str) -> str:
+    """The authentication scheme a value starts with ('Bearer '), or ''."""
+    word = value.split(" ", 1)[0]
+    if " " in value and word.lower() in _scheme_words():
+        return value[: len(word) + 1]
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _scheme_words() -> frozenset[str]:
+    return frozenset(s.lower() for s in vocabulary().names.schemes)
+
+
+def _flags(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in FLAG.finditer(text):
+        if not m.group(1) and m.group(3) != "=" and not _SINGLE_DASH.fullmatch(m.group(2)):
+            continue  # -pSECRET, -u name: an option with its value attached, not a name (see _commands)
+        level = strength(m.group(2))
+        if level is None:
+            continue
+        raw, start = _unquote(m.group(4), m.start(4))
+        if hidden(raw, level, safe):
+            yield start, start + len(raw)
+
+
+def _schemes(text: str) -> Iterator[Span]:
+    for m in SCHEME.finditer(text):
+        value = m.group(1).rstrip(_TRAILING)
+        if any(c.isdigit() or c in "+/=._~-" for c in value) and not reference(value):
+            yield m.start(1), m.start(1) + len(value)
+
+
+def _userinfo(text: str) -> Iterator[Span]:
+    """The password of scheme://user:password@host, or a token standing as the user (https://TOKEN@host)."""
+    for m in USERINFO.finditer(text):
+        if m.group(2):
+            if not reference(m.group(2)):
+                yield m.span(2)
+        elif random_token(m.group(1)) or _prefixed(m.group(1)):
+            yield m.span(1)
+
+
+def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
+    judged: dict[tuple[str, bool], bool] = {}
+    for m in PROSE.finditer(text):
+        value, start = m.group(3), m.start(3)
+        if value[0] in "\"'`„»«":
+            inner = value[1:-1]
+            if len(inner) >= 4 and not reference(inner) and inner.lower() not in _not_values():
+                yield start + 1, start + 1 + len(inner)
+            continue
+        value = value.rstrip(_TRAILING)
+        linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=")
+        verdict = judged.get((value, linked))
+        if verdict is None:
+            verdict = judged[(value, linked)] = _prose_secret(value, linked, safe)
+        if verdict:
+            yield start, start + len(value)
+
+
+def _prose_secret(value: str, linked: bool, safe: SafeNames) -> bool:
+    """Whether a word after "password", "token" ... in prose is the secret: a password-like word after a
+    linking word ("is", "lautet", ":"), a secret-looking one directly after the name."""
+    if reference(value) or safe.word(value) or value.lower() in _not_values() or _ADDRESS.fullmatch(value):
+        return False
+    return password_like(value) if linked else secret_looking(value)
+
+
+def _runs(text: str, safe: SafeNames) -> Iterator[Span]:
+    """Runs of token characters that are a vendor's token, a JWT or random; each distinct run judged once."""
+    judged: dict[str, tuple[Span, ...]] = {}
+    for m in RUN.finditer(text):
+        run = m.group(0)
+        spans = judged.get(run)
+        if spans is None:
+            spans = _judge_run(run, safe)
+            if len(judged) < 200_000:
+                judged[run] = spans
+        for a, b in spans:
+            yield m.start() + a, m.start() + b
+
+
+def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
+    """The parts of one run to hide: the whole token (prefix, JWT, base64), or its random pieces."""
+    lead = len(run) - len(run.lstrip("/.~+-_$"))
+    body = run[lead:].rstrip(".")
+    if len(body) < 12 or safe.word(body):
+        return ()
+    if _prefixed(body) or _jwt(body):
+        return ((lead, lead + len(body)),)
+    out: list[Span] = []
+    at = lead
+    for piece in body.split("/"):
+        if len(piece) >= 16 and not safe.word(piece) and random_token(piece):
+            out.append((at, at + len(piece)))
+        at += len(piece) + 1
+    if not out and len(body) >= 20 and re.fullmatch(r"[A-Za-z0-9+/]{20,4096}={0,2}", body) and random_token(body):
+        out.append((lead, lead + len(body)))
+    return tuple(out)
+
+
+def _jwt(body: str) -> bool:
+    parts = body.split(".")
+    return len(parts) in (3, 5) and parts[0].startswith("eyJ") and all(len(p) >= 4 for p in parts[:2])
+
+
+def _prefixed(token: str) -> bool:
+    """Whether a token starts with a vendor's prefix and is long enough to be that vendor's token."""
+    for prefix in _prefixes().get(token[:2], ()):
+        if not token.startswith(prefix.prefix):
+            continue
+        rest = token[len(prefix.prefix) :]
+        if prefix.exact and len(token) != prefix.exact:
+            continue
+        if len(rest) < prefix.min:
+            continue
+        if prefix.alphabet == "hex" and not re.fullmatch(r"[0-9a-fA-F]+", rest[: prefix.min]):
+            continue
+        if prefix.alphabet == "upper" and not re.fullmatch(r"[A-Z0-9]+", rest[: prefix.min]):
+            continue
+        return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _prefixes() -> dict[str, tuple[Prefix, ...]]:
+    """The vendors' prefixes by their first two characters, longest first."""
+    out: dict[str, list[Prefix]] = {}
+    for p in sorted(vocabulary().prefixes, key=lambda p: -len(p.prefix)):
+        out.setdefault(p.prefix[:2], []).append(p)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _commands(text: str) -> Iterator[Span]:
+    """The secrets given to commands' options (sshpass -p X, mysql -pX, docker login -p X, wandb login X)."""
+    pattern, table = _command_pattern()
+    found = list(pattern.finditer(text))
+    for i, m in enumerate(found):
+        limit = min(m.end() + 2048, found[i + 1].start() if i + 1 < len(found) else len(text))
+        stop = _SEPARATOR.search(text, m.end(), limit)
+        yield from _arguments(text, m.end(), stop.start() if stop else limit, table[m.group(1)])
+
+
+def _arguments(text: str, start: int, end: int, command: Command) -> Iterator[Span]:
+    tokens = [(t.start(), t.group(0)) for t in _TOKEN.finditer(text, start, end)]
+    active = not command.after
+    for i, (at, token) in enumerate(tokens):
+        if not active:
+            active = token in command.after
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token in command.options and following and not following[1].startswith("-"):
+            yield _value_span(*following)
+        elif "=" in token and token.split("=", 1)[0] in command.options:
+            yield _value_span(at + token.index("=") + 1, token.split("=", 1)[1])
+        elif any(token.startswith(a) and len(token) > len(a) for a in command.attached):
+            a = next(a for a in command.attached if token.startswith(a))
+            yield _value_span(at + len(a), token[len(a) :])
+            continue
+        elif token in command.login and following and not following[1].startswith("-"):
+            yield _value_span(*following)
+        elif command.assign and not token.startswith("-") and following and strength(token) in ("strong", "medium"):
+            yield _value_span(*following)
+            return
+
+
+def _value_span(at: int, token: str) -> Span:
+    if len(token) >= 2 and token[0] in "\"'" and token[-1] == token[0]:
+        return at + 1, at + len(token) - 1
+    return at, at + len(token)
+
+
+@lru_cache(maxsize=1)
+def _command_pattern() -> tuple[re.Pattern[str], dict[str, Command]]:
+    table = {c.command: c for c in vocabulary().commands}
+    names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
+    return re.compile(r"(?<![\w./-])(" + names + r")(?![\w.-])"), table
