@@ -242,9 +242,16 @@ def _audit_fleet(engine: Any, paths: list[Path], args: argparse.Namespace) -> in
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    from advisor.collect import collect, redaction_summary
+    from advisor.collect import Interrupted, collect, redaction_summary
 
-    manifest = collect(Path(args.output), redact=args.redact)
+    try:
+        manifest = collect(Path(args.output), redact=args.redact)
+    except Interrupted as stop:
+        import signal
+
+        name = signal.Signals(stop.signo).name
+        print(f"advisor collect: stopped by {name}; the running tool was ended, no bundle written", file=sys.stderr)
+        return 128 + stop.signo
     for step in manifest["steps"]:  # type: ignore[attr-defined]
         if step["status"] != "ok":
             print(f"advisor collect: {step['command']}: {step['status']} ({step['detail']})", file=sys.stderr)
@@ -346,7 +353,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     ):
         if items:
             print(f"  {label}: {', '.join(items)}")
-    return ExitCode.FINDINGS
+    # a change is what replay reports, not a failure; exit 1 only where asked to gate on it, as --fail-on does
+    return ExitCode.FINDINGS if args.fail_on_change else ExitCode.OK
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -543,6 +551,11 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
     if rp := add("replay", "run a recorded transcript through today's rules; show what changed", common):
         rp.add_argument("transcript", help="a transcript's JSON file")
+        rp.add_argument(
+            "--fail-on-change",
+            action="store_true",
+            help="exit 1 when today's rules give another answer (for a CI gate); without it, exit 0 either way",
+        )
         rp.set_defaults(func=cmd_replay)
 
     if c := add("collect", "gather host evidence into a folder for `advisor audit`"):
@@ -626,6 +639,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             p.print_help()
             return ExitCode.OK
+    if getattr(args, "func", None) is cmd_chat and not getattr(args, "plain", False):
+        return _run(args)  # the full-screen app drives the terminal itself
+    from advisor.terminal import guarded
+
+    with guarded():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the chosen command: its exit code, or one line and exit 2 for any error."""
     try:
         return int(args.func(args))
     except AdvisorError as exc:

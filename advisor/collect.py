@@ -8,13 +8,20 @@ not to, every file and the manifest are written through the transcripts' redacto
 learning from the whole bundle before writing any of it, so a host name a later file gives away is
 hidden in the earlier ones too; GPU names, PCI addresses and figures stay as the audit reads them. What
 was hidden is listed by kind and count per file (never the value) in the manifest's `redactions`.
-Every NCCL_*, VLLM_* and CUDA_VISIBLE_DEVICES variable of a running engine is kept, digits in the name
-included (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL), and its value redacted like any other text.
+Of a running engine's environment it keeps what is configuration (knowledge/environment.yaml): the
+variables NCCL and vLLM document, with their values; other variables of the same families
+(NCCL_, VLLM_, SGLANG_, CUDA_, ...) with their values only where the value is a setting (a number, a
+switch, a short word); a variable whose name means a credential (HF_TOKEN, VLLM_DB_PW) with its name, its
+value hidden by the redactor; nothing else. The manifest lists the names whose values were hidden
+(`redacted_names`) and those withheld (`withheld_names`), never a value.
 
 Bounded: each command runs at most TIMEOUT_S, all of them together at most DEADLINE_S, and gives at
 most OUTPUT_CAP bytes; each runs in its own process group, which is killed when it ends, so a hung
-tool leaves no child behind. DIR is checked before anything runs (under /proc, under a file, a name
-over 255 bytes, read-only, not empty) and every write is guarded (a full disk): one line, exit 2.
+tool leaves no child behind; an interrupt (SIGINT, SIGTERM, SIGHUP, SIGQUIT) kills the running tool's
+group before collect stops (`Interrupted`, nothing written). Every file is written whole or not at all
+(advisor.files.write_atomic): a full disk never leaves a truncated manifest. DIR is checked before
+anything runs (under /proc, under a file, a name over 255 bytes, read-only, not empty) and every write
+is guarded (a full disk): one line, exit 2.
 "NVIDIA GPUs found" only when `nvidia-smi topo -m` gave a GPU matrix, never for any output at all.
 """
 
@@ -30,24 +37,29 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from advisor import __version__
 from advisor.errors import InputError
-from advisor.files import pseudo_file
+from advisor.files import pseudo_file, write_atomic
 from advisor.inputs.evidence import clean
 from advisor.inputs.evidence.manifest import SCHEMA  # noqa: E402  (the reader and the writer share the id)
 from advisor.inputs.evidence.topo import looks_like_topo
+from advisor.kb.paths import knowledge_dir
 from advisor.redact import PLACEHOLDER, Redactor
+from advisor.redact.names import strength
+from advisor.redact.secrets import FLAG
+from advisor.yamlio import load_file_cached
 
 TIMEOUT_S = 30  # one command
 DEADLINE_S = 90  # all commands together: seven hung tools once took 210 s
 OUTPUT_CAP = 8 * 1024 * 1024  # per command: the audit reads no more of a file (evidence.MAX_TEXT)
 NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
 ENGINE = re.compile(r"(vllm|sglang)", re.I)
-KEEP_ENV = re.compile(r"^(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+)=")  # NCCL_P2P_LEVEL has a digit
+_SETTING = re.compile(r"[-+]?[\w.:/,+-]{0,64}")  # a number, a switch, a short word or list of words, a path
+_HIDDEN = ("strong", "medium")
 MANIFEST = "manifest.json"
 _PLACED = re.compile(r"(?<![\w-])(?:" + PLACEHOLDER.pattern + r")(?!\w)")
 DMESG_KEEP = re.compile(r"(DMAR|IOMMU|iommu|AMD-Vi|Hypervisor detected|NVRM|nvidia|Xid)")
@@ -130,6 +142,47 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             stream.close()
 
 
+class Interrupted(BaseException):
+    """collect was stopped by a signal; the running tool's process group was killed first."""
+
+    def __init__(self, signo: int) -> None:
+        super().__init__(signo)
+        self.signo = signo
+
+
+_RUNNING: set[int] = set()  # the process groups of the tools running now
+_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+def _interrupted(signo: int, _frame: Any) -> None:
+    """End every running tool's process group, then stop collect."""
+    for pgid in list(_RUNNING):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    raise Interrupted(signo)
+
+
+@contextlib.contextmanager
+def _signals_end_the_tools() -> Any:
+    """While collect runs, each of _SIGNALS ends the running tools before it stops collect (main thread only:
+    Python sets handlers there)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {}
+    for name in _SIGNALS:
+        signo = getattr(signal, name, None)
+        if signo is not None:
+            saved[signo] = signal.signal(signo, _interrupted)
+    try:
+        yield
+    finally:
+        for signo, handler in saved.items():
+            signal.signal(signo, handler)
+
+
 def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
     limits = limits or Limits(started=time.monotonic())
     command = " ".join(argv)
@@ -150,6 +203,7 @@ def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
         )
     except OSError as exc:
         return "", Step("", command, "failed", str(exc), time.monotonic() - start)
+    _RUNNING.add(proc.pid)
     try:
         raw, raw_err, stopped = _drain(proc, seconds, limits.cap)
         if not stopped:  # its output ended: let it exit on its own before its group is ended
@@ -157,6 +211,7 @@ def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
                 proc.wait(timeout=max(0.1, min(5.0, seconds - (time.monotonic() - start))))
     finally:
         _stop(proc)
+        _RUNNING.discard(proc.pid)
     took = round(time.monotonic() - start, 3)
     stdout = raw.decode("utf-8", errors="replace")
     if stopped == "timeout":
@@ -170,13 +225,49 @@ def _run(argv: list[str], limits: Limits | None = None) -> tuple[str, Step]:
     return stdout, Step("", command, "ok", detail, took)
 
 
-def _engines() -> tuple[str, list[str]]:
-    """Command lines (and NCCL/CUDA environment) of running vLLM or SGLang processes, from /proc."""
-    lines: list[str] = []
-    notes: list[str] = []
+@dataclass
+class EngineEnvironment:
+    """What of the engines' processes is collected: their lines, the names whose values the redactor hides,
+    the names withheld, and notes."""
+
+    text: str = ""
+    redacted: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _environment_table() -> tuple[tuple[str, ...], frozenset[str]]:
+    """The variable families and the documented variables (knowledge/environment.yaml)."""
+    data = load_file_cached(knowledge_dir() / "environment.yaml")
+    documented = frozenset(n for names in data["documented"].values() for n in names)
+    return tuple(data["prefixes"]), documented
+
+
+def kept(pair: str, found: EngineEnvironment) -> str | None:
+    """One NAME=VALUE of an engine's environment as collect writes it, or None when it is not collected."""
+    name, _, value = pair.partition("=")
+    prefixes, documented = _environment_table()
+    if strength(name) in _HIDDEN:
+        found.redacted.append(name)
+        return pair  # its value is hidden by the redactor, its name stays: the ticket shows it was set
+    if name in documented:
+        return pair
+    if not name.startswith(prefixes):
+        return None
+    if _SETTING.fullmatch(value):
+        return pair
+    found.withheld.append(name)
+    return f"{name}=<withheld: not a documented setting>"
+
+
+def _engines() -> EngineEnvironment:
+    """Command lines and configuration environment of running vLLM or SGLang processes, from /proc."""
+    found = EngineEnvironment()
     proc = Path("/proc")
     if not proc.is_dir():
-        return "", ["no /proc on this system"]
+        found.notes.append("no /proc on this system")
+        return found
+    lines: list[str] = []
     for pid_dir in sorted(proc.glob("[0-9]*"), key=lambda p: int(p.name)):
         try:
             argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
@@ -185,14 +276,18 @@ def _engines() -> tuple[str, list[str]]:
         command = " ".join(a.decode("utf-8", "replace") for a in argv if a)
         if not ENGINE.search(command) or "advisor" in command:
             continue
+        found.redacted += [m.group(2) for m in FLAG.finditer(command) if strength(m.group(2)) in _HIDDEN]
         env = ""
         try:
-            pairs = (pid_dir / "environ").read_bytes().split(b"\0")
-            env = " ".join(p.decode("utf-8", "replace") for p in pairs if KEEP_ENV.match(p.decode("utf-8", "replace")))
+            pairs = [p.decode("utf-8", "replace") for p in (pid_dir / "environ").read_bytes().split(b"\0") if p]
+            env = " ".join(k for k in (kept(p, found) for p in pairs) if k is not None)
         except OSError:
-            notes.append(f"pid {pid_dir.name}: environment not readable without more privileges")
+            found.notes.append(f"pid {pid_dir.name}: environment not readable without more privileges")
         lines.append(f"{env} {command}".strip())
-    return "\n".join(lines) + ("\n" if lines else ""), notes
+    found.text = "\n".join(lines) + ("\n" if lines else "")
+    found.redacted = sorted(set(found.redacted))
+    found.withheld = sorted(set(found.withheld))
+    return found
 
 
 def check_output(out: Path) -> None:
@@ -228,9 +323,10 @@ def _made(out: Path) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write one file of the bundle; a full disk or a vanished folder is one line, not a traceback."""
+    """Write one file of the bundle whole or not at all; a full disk or a vanished folder is one line, not
+    a traceback, and leaves no partial file."""
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
     except OSError as exc:
         raise InputError(f"cannot write {path.name}: {exc.strerror or exc}", where=str(path.parent)) from None
 
@@ -240,6 +336,45 @@ def gpus_found(step: Step, text: str) -> bool:
     return step.status == "ok" and looks_like_topo(clean(text))
 
 
+@dataclass
+class Gathered:
+    """What the commands gave: each step, the texts to write by file name, and whether GPUs answered."""
+
+    steps: list[Step] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+    gpus: bool = False
+
+    def save(self, name: str, text: str, step: Step) -> None:
+        """Keep one command's output (if any) under `name`, and its step."""
+        step.output = name if text else ""
+        if text:
+            self.texts[name] = text
+        self.steps.append(step)
+
+
+def _gather(commands: tuple[tuple[str, list[str]], ...], limits: Limits) -> Gathered:
+    """Run every command under the limits, trimming dmesg to the lines the audit reads."""
+    got = Gathered()
+    for name, argv in commands:
+        text, step = _run(argv, limits)
+        if argv[:3] == ["nvidia-smi", "topo", "-m"]:
+            got.gpus = gpus_found(step, text)
+            if step.status == "ok" and not got.gpus:
+                step.status, step.detail = "failed", "the output is not a GPU matrix (topo -m)"
+        if name == "dmesg.txt" and text:
+            text = "".join(line + "\n" for line in text.splitlines() if DMESG_KEEP.search(line))
+            step.detail = "kept only IOMMU, hypervisor and NVIDIA lines"
+        if name == "lspci.txt" and text and "ACSCtl" not in text and os.geteuid() != 0:
+            step.detail = "run as root to include ACS control lines (ACSCtl)"
+        got.save(name, text, step)
+    try:
+        cmdline = Path("/proc/cmdline").read_text(encoding="utf-8", errors="replace")
+        got.save("cmdline.txt", cmdline, Step("", "cat /proc/cmdline", "ok"))
+    except OSError as exc:
+        got.save("cmdline.txt", "", Step("", "cat /proc/cmdline", "failed", str(exc)))
+    return got
+
+
 def collect(
     out: Path,
     limits: Limits | None = None,
@@ -247,62 +382,41 @@ def collect(
     redact: bool = True,
 ) -> dict[str, object]:
     """Write the bundle into `out` (created if needed; must be empty or new) and return its manifest;
-    InputError with one line when `out` cannot be made or written. Every command runs under its own
-    limit and all of them under one deadline (`limits`); `redact` hides host names, addresses, serials,
-    UUIDs, user names and tokens (see advisor.redact)."""
+    InputError with one line when `out` cannot be made or written, `Interrupted` when a signal stopped it
+    (the running tool ended first, nothing written). Every command runs under its own limit and all of
+    them under one deadline (`limits`); `redact` hides host names, addresses, serials, UUIDs, user names,
+    tokens and passwords (see advisor.redact)."""
     check_output(out)
     _made(out)
     limits = limits or Limits()
     limits.started = time.monotonic()
-    steps: list[Step] = []
-    texts: dict[str, str] = {}
-
-    def save(name: str, text: str, step: Step) -> None:
-        step.output = name if text else ""
-        if text:
-            texts[name] = text
-        steps.append(step)
-
-    found = False
-    for name, argv in commands:
-        text, step = _run(argv, limits)
-        if argv[:3] == ["nvidia-smi", "topo", "-m"]:
-            found = gpus_found(step, text)
-            if step.status == "ok" and not found:
-                step.status, step.detail = "failed", "the output is not a GPU matrix (topo -m)"
-        if name == "dmesg.txt" and text:
-            text = "".join(line + "\n" for line in text.splitlines() if DMESG_KEEP.search(line))
-            step.detail = "kept only IOMMU, hypervisor and NVIDIA lines"
-        if name == "lspci.txt" and text and "ACSCtl" not in text and os.geteuid() != 0:
-            step.detail = "run as root to include ACS control lines (ACSCtl)"
-        save(name, text, step)
-    try:
-        cmdline = Path("/proc/cmdline").read_text(encoding="utf-8", errors="replace")
-        save("cmdline.txt", cmdline, Step("", "cat /proc/cmdline", "ok"))
-    except OSError as exc:
-        save("cmdline.txt", "", Step("", "cat /proc/cmdline", "failed", str(exc)))
-    engines, notes = _engines()
-    save(
+    with _signals_end_the_tools():
+        got = _gather(commands, limits)
+        engines = _engines()
+    got.save(
         "engine-processes.txt",
-        engines,
+        engines.text,
         Step(
             "",
-            "/proc/*/cmdline of vllm or sglang processes",
-            "ok" if engines else "empty",
-            "; ".join(notes) or ("" if engines else "no engine running"),
+            "/proc/*/cmdline and configuration environment of vllm or sglang processes",
+            "ok" if engines.text else "empty",
+            "; ".join(engines.notes) or ("" if engines.text else "no engine running"),
         ),
     )
-    smi = next((s for s in steps if s.command.startswith("nvidia-smi topo -m")), Step("", "nvidia-smi", "missing"))
+    smi = next((s for s in got.steps if s.command.startswith("nvidia-smi topo -m")), Step("", "nvidia-smi", "missing"))
     manifest: dict[str, object] = {
         "schema": SCHEMA,
         "advisor_version": __version__,
         "collected_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "nvidia_gpus": found,
-        "summary": "NVIDIA GPUs found" if found else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
+        "nvidia_gpus": got.gpus,
+        "summary": "NVIDIA GPUs found" if got.gpus else f"no NVIDIA GPU evidence: {smi.detail or smi.status}",
         "redacted": redact,
         "redactions": {},
-        "steps": [asdict(s) for s in steps],
+        "redacted_names": {"engine-processes.txt": engines.redacted} if redact and engines.redacted else {},
+        "withheld_names": {"engine-processes.txt": engines.withheld} if engines.withheld else {},
+        "steps": [asdict(s) for s in got.steps],
     }
+    texts = got.texts
     if redact:
         said = {"summary": manifest["summary"], "steps": manifest["steps"]}
         texts, said, manifest["redactions"] = redacted_with_counts(texts, said, MANIFEST)

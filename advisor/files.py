@@ -172,3 +172,33 @@ def decode(raw: bytes) -> tuple[str | None, list[str]]:
     if text.count("\ufffd") > len(text) // 10:
         return None, ["not a text file (undecodable bytes); skipped"]
     return text, notes
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` whole or not at all: into a temporary file beside it, flushed to disk, then
+    renamed over it; on any failure (a full disk) the temporary file is removed and `path` is unchanged."""
+    fd, tmp = _temporary(path)
+    try:
+        try:
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    import tempfile
+
+    return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data` to `fd` (os.write may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -24,6 +24,7 @@ from advisor import __version__
 from advisor.errors import AdvisorError, InputError
 from advisor.i18n import label
 from advisor.redact import Redactor
+from advisor.redact.vocabulary import SafeNames
 
 SCHEMA = "advisor.transcript/1"
 ENV_FOLDER = "ADVISOR_TRANSCRIPTS"
@@ -184,7 +185,9 @@ class Recorder:
             "redacted": redact,
             "started_at": _now(),
         }
-        rec = cls(folder / f"{sid}.journal", Redactor() if redact else None, header, on_error=on_error, brief=brief)
+        kb = getattr(engine, "kb", None)
+        redactor = Redactor(SafeNames.of(kb) if kb is not None else None) if redact else None
+        rec = cls(folder / f"{sid}.journal", redactor, header, on_error=on_error, brief=brief)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(rec.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

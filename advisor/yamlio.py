@@ -1,6 +1,7 @@
 """Safe YAML loading with limits, and line numbers on every mapping for located error messages.
 
-Only YAML's safe schema is constructed (no Python objects). Files larger than MAX_BYTES, more than
+Only YAML's safe schema is constructed (no Python objects), without YAML 1.1's base-60 numbers
+(`gpus_per_node: 1:30` is the text "1:30", not 90). Files larger than MAX_BYTES, more than
 MAX_ALIASES alias references, documents whose aliases expand past MAX_NODES values (the "billion
 laughs" attack) or nesting deeper than MAX_DEPTH are refused with a message naming the file.
 """
@@ -64,7 +65,30 @@ def _loader() -> Any:
         return result
 
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    _without_base_60(_Loader)
     return _Loader
+
+
+# YAML 1.1's int and float without their base-60 forms (1:30 would be 90, 1:30.5 would be 90.5)
+_INT = r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+_FLOAT = (
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+def _without_base_60(loader: Any) -> None:
+    """Replace the loader's implicit int and float resolvers by ones without base-60 numbers."""
+    import re
+
+    int_tag, float_tag = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+    table = {
+        first: [(tag, rx) for tag, rx in resolvers if tag not in (int_tag, float_tag)]
+        for first, resolvers in loader.yaml_implicit_resolvers.items()
+    }
+    loader.yaml_implicit_resolvers = table
+    loader.add_implicit_resolver(int_tag, re.compile(_INT, re.X), list("-+0123456789"))
+    loader.add_implicit_resolver(float_tag, re.compile(_FLOAT, re.X), list("-+0123456789."))
 
 
 def _shape(value: Any) -> tuple[int, int]:

@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,103 @@ def test_collect_keeps_every_nccl_variable_hides_every_secret_and_says_what_it_h
     # the audit still reads what collect kept
     code, out, _ = cli("audit", str(bundle), "--format", "json")
     assert json.loads(out)["facts"].get("nccl_p2p_level") == "NVL"
+
+
+@pytest.fixture
+def engine_with_secrets_in_its_family(tmp_path):
+    """A running vLLM whose environment holds what the last review planted: secrets under VLLM_ names that
+    vLLM does not document (VLLM_DB_PW, VLLM_SIGNING_KEY), an undocumented VLLM_ variable with a token in it,
+    documented settings, a token under no family at all, and a secret flag in a form no table lists."""
+    script = tmp_path / "engine" / "vllm"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\nsleep 120\n", encoding="utf-8")
+    script.chmod(0o755)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "NCCL_P2P_LEVEL": "NVL",
+        "NCCL_SOCKET_IFNAME": "eth0",
+        "VLLM_ATTENTION_BACKEND": "FLASHINFER",
+        "VLLM_DB_PW": "rose-garden-1987",
+        "VLLM_SIGNING_KEY": "8f3c2a9d7e1b",
+        "VLLM_EXTRA_CONFIG": "https://config.example.com/?blob=Zq81Lm2Nx7Pw4Kr9Ab3dE6gH",
+        "SGLANG_LOG_LEVEL": "info",
+        "MY_APP_SETTING": "unrelated-value-42",
+    }
+    argv = [str(script), "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2", "--admin-key=admin-secret-99"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="collect reads running engines from /proc")
+def test_collect_keeps_configuration_and_ships_no_engine_secret(
+    cli, monkeypatch, tmp_path, engine_with_secrets_in_its_family
+):
+    """Issue #25: collect kept every VLLM_* variable with its value (VLLM_DB_PW, VLLM_SIGNING_KEY) and secret
+    flags in forms it did not know. Now: documented settings with values, credentials by name with their
+    values hidden, undocumented values that are no setting withheld, the rest not collected; the manifest
+    names what was hidden and withheld, never a value."""
+    bundle = tmp_path / "bundle"
+    code, _out = _collect(
+        cli, monkeypatch, bundle, {"topo -m": verbatim("topo_04_4xL40S_2socket_node_sys_nic_spaces.txt")}
+    )
+    assert code == 0
+    line = next(x for x in (bundle / "engine-processes.txt").read_text().splitlines() if "Qwen/Qwen3-8B" in x)
+    assert "NCCL_P2P_LEVEL=NVL" in line and "NCCL_SOCKET_IFNAME=eth0" in line
+    assert "VLLM_ATTENTION_BACKEND=FLASHINFER" in line and "SGLANG_LOG_LEVEL=info" in line
+    assert re.search(r"VLLM_DB_PW=secret-\d+", line) and re.search(r"VLLM_SIGNING_KEY=secret-\d+", line)
+    assert re.search(r"--admin-key=secret-\d+", line) and "--tensor-parallel-size 2" in line
+    assert "VLLM_EXTRA_CONFIG=<withheld: not a documented setting>" in line
+    assert "MY_APP_SETTING" not in line
+    written = "".join(p.read_text() for p in bundle.iterdir())
+    for planted in (
+        "rose-garden-1987",
+        "8f3c2a9d7e1b",
+        "Zq81Lm2Nx7Pw4Kr9Ab3dE6gH",
+        "admin-secret-99",
+        "unrelated-value-42",
+    ):
+        assert planted not in written, planted
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    assert {"VLLM_DB_PW", "VLLM_SIGNING_KEY", "admin-key"} <= set(manifest["redacted_names"]["engine-processes.txt"])
+    assert manifest["withheld_names"] == {"engine-processes.txt": ["VLLM_EXTRA_CONFIG"]}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and /proc")
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_collect_stopped_by_a_signal_ends_the_running_tool_and_its_children(tmp_path, signo):
+    """Issue #25: interrupting collect left the running tool's child alive in 3 of 4 runs."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    pids = tmp_path / "pids"
+    (bin_dir / "nvidia-smi").write_text(f"#!/bin/sh\nsleep 300 &\necho $! >> '{pids}'\nsleep 300\n")
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", "collect", "-o", str(tmp_path / "bundle")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not pids.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pids.exists(), "the tool never started"
+    proc.send_signal(signo)
+    _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signo and "no bundle written" in err
+    time.sleep(0.2)
+    children = [int(p) for p in pids.read_text().split()]
+    assert children and not [p for p in children if Path(f"/proc/{p}").exists() and _running(p)]
+    assert not (tmp_path / "bundle" / "manifest.json").exists()
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False

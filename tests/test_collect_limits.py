@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor import files
 from advisor.collect import Limits, collect
 from tests.evidence_data import verbatim
 
@@ -62,17 +63,20 @@ def test_a_read_only_place_and_a_full_disk_are_one_line(cli, tmp_path, monkeypat
         code, _out, err = cli("collect", "-o", str(tmp_path / "bundle"))
     assert code == 2 and err.count("\n") == 1 and "Read-only file system" in err
 
-    real_write = Path.write_text
+    real_write = files._write_all
 
-    def full(self, text, *args, **kwargs):
-        if self.name == "manifest.json":
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
-        return real_write(self, text, *args, **kwargs)
+    def full(fd, data):  # the disk fills up half-way through the manifest
+        if data.startswith(b'{\n  "schema"'):
+            real_write(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
 
-    monkeypatch.setattr(Path, "write_text", full)
+    monkeypatch.setattr(files, "_write_all", full)
     code, _out, err = cli("collect", "-o", str(tmp_path / "bundle2"))
     assert code == 2 and err.count("\n") == 1
     assert "cannot write manifest.json: No space left on device" in err
+    left = sorted(p.name for p in (tmp_path / "bundle2").iterdir())
+    assert "manifest.json" not in left and not [n for n in left if n.endswith(".tmp")]  # no truncated manifest
 
 
 def test_seven_hung_tools_share_one_deadline_and_leave_no_process(tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ def test_a_changed_figure_is_named_by_the_replay(cli, tmp_path):
     doc["result"]["figures"]["conversations"] = 84
     changed = tmp_path / "changed.json"
     changed.write_text(json.dumps(doc))
-    code, out, _ = cli("replay", str(changed))
+    code, out, _ = cli("replay", str(changed), "--fail-on-change")
     assert code == 1
     assert "figures changed: conversations 84 then, 83 now" in out
 

@@ -85,8 +85,20 @@ def _literals() -> list[tuple[str, str, int, bool]]:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
-                out.append((where, first.value, 0, node.func.attr not in ONCE))
+                out.append((where, first.value, _flags(node), node.func.attr not in ONCE))
     return out
+
+
+def _flags(call: ast.Call) -> int:
+    """The flags a call passes (re.M, re.I | re.S, flags=re.X): the last positional argument or `flags`."""
+    given = [k.value for k in call.keywords if k.arg == "flags"]
+    candidates = given or [a for a in call.args[1:] if isinstance(a, (ast.Attribute, ast.BinOp))]
+    flags = 0
+    for node in candidates[-1:]:
+        for part in ast.walk(node):
+            if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "re":
+                flags |= int(getattr(re, part.attr, 0))
+    return flags
 
 
 def _knowledge() -> list[tuple[str, str, int, bool]]:

@@ -60,8 +60,10 @@ def test_replay_names_the_rule_that_changed(cli, tmp_path, monkeypatch):
     )
     monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
-    assert code == 1
+    assert code == 0  # a change is a report; 1 is audit --fail-on's (issue #25)
     assert "rules that no longer fire: tp-over-pcie" in out and "rules changed: tp-over-pcie" in out
+    code, _out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))), "--fail-on-change")
+    assert code == 1
 
 
 def test_two_transcripts_of_the_same_inputs_differ_only_in_timestamps_and_ids(cli, tmp_path):
@@ -293,7 +295,7 @@ def test_an_audit_transcript_replays_without_the_bundle(cli, tmp_path, monkeypat
     when = next(line for line in tail.splitlines() if line.strip().startswith("when:"))
     changed[0].write_text(head + "id: audit-custom-allreduce-disabled\n" + tail.replace(when, when + " and tp > 64", 1))
     monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
-    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
+    code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))), "--fail-on-change")
     assert code == 1
     assert "rules that no longer fire: audit-custom-allreduce-disabled" in out
     assert "rules changed: audit-custom-allreduce-disabled" in out

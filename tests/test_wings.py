@@ -24,6 +24,7 @@ TOP_LEVEL = {
     "files": "ground",
     "structs": "ground",
     "regex_safety": "ground",
+    "terminal": "ground",
     "audit": "services",
     "audit_deploy": "services",
     "size": "services",

@@ -169,6 +169,7 @@ def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
             raise InputError(f"config.json has no usable {key!r} (found {value!r})", where=where)
     if config["num_key_value_heads"] is None:
         config["num_key_value_heads"] = config["num_attention_heads"]
+    _refuse_impossible(config, where)
     if config["head_dim"] is None and config["kv_lora_rank"] is None:
         config["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
     experts = config["num_experts"]
@@ -185,6 +186,32 @@ def normalise(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     else:
         config["moe_layers"] = None
     return config
+
+
+def _refuse_impossible(config: Mapping[str, Any], where: str) -> None:
+    """InputError, with the reason, for a config no model can have: grouped-query attention needs the
+    attention heads to be a multiple of the KV heads (each KV head serves a whole group), a token is routed
+    to at most as many experts as there are, and a hidden size too small for its heads."""
+    heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
+    if isinstance(kv, int) and kv >= 1 and (kv > heads or heads % kv):
+        raise InputError(
+            f"impossible model config: {kv} KV heads with {heads} attention heads "
+            "(the attention heads must be a multiple of the KV heads)",
+            where=where,
+        )
+    experts, active = config["num_experts"] or 0, config["num_experts_per_tok"] or 0
+    if active > experts and (experts or active > 1):
+        raise InputError(
+            f"impossible model config: {active} active experts per token of {experts} experts "
+            "(a token is routed to at most every expert)",
+            where=where,
+        )
+    head_dim = config.get("head_dim")
+    if head_dim is None and config["kv_lora_rank"] is None and config["hidden_size"] < heads:
+        raise InputError(
+            f"impossible model config: hidden_size {config['hidden_size']} is smaller than its {heads} attention heads",
+            where=where,
+        )
 
 
 def estimate_params(config: Mapping[str, Any], tied: bool | None = None) -> tuple[float, float]:

@@ -33,9 +33,9 @@ Node = Callable[[Env], Any]
 Form = tuple[Any, ...]
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "Add": operator.add,
+    "Add": lambda a, b: _numbers(operator.add, a, b),
     "Sub": operator.sub,
-    "Mult": operator.mul,
+    "Mult": lambda a, b: _numbers(operator.mul, a, b),
     "Div": operator.truediv,
     "Pow": lambda a, b: power(a, b),
     "Mod": operator.mod,
@@ -65,6 +65,14 @@ def power(a: Any, b: Any) -> Any:
     if abs(b) > MAX_EXPONENT and abs(a) > 1:
         return float(a) ** float(b)
     return operator.pow(a, b)
+
+
+def _numbers(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """`op` on two numbers; a text or a list is refused (TypeError: the expression's None), so that no
+    rule repeats a text a billion times ('a' * 10 ** 9 is a gigabyte)."""
+    if isinstance(a, (str, bytes, tuple, list)) or isinstance(b, (str, bytes, tuple, list)):
+        raise TypeError("arithmetic needs numbers, not text or a list")
+    return op(a, b)
 
 
 def _divides(a: Any, b: Any) -> bool:
@@ -245,6 +253,13 @@ def _form(node: ast.expr, known: frozenset[str], names: set[str], where: str, de
         if op not in _BINARY:
             raise ExpressionError(f"operator {op} is not allowed", where=where)
         right_node = node.right
+        for side in (node.left, right_node):
+            if (isinstance(side, ast.Constant) and isinstance(side.value, str)) or isinstance(
+                side, (ast.List, ast.Tuple)
+            ):
+                raise ExpressionError(
+                    f"'{ast.unparse(node)}': arithmetic takes numbers, not text or a list", where=where
+                )
         if isinstance(node.op, ast.Pow) and (
             (isinstance(right_node, ast.BinOp) and isinstance(right_node.op, ast.Pow))
             or (

@@ -27,10 +27,23 @@ Span = tuple[int, int]
 
 _QUOTED = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|'[^'\n]{0,4096}'|`[^`\n]{0,4096}`"
 _BARE = r"[^\s\"'`,;&|<>(){}\[\]]{1,4096}"
-# NAME=value, NAME: value, "name": "value", name = "value", name => value, os.environ["NAME"] = value
-ASSIGNMENT = re.compile(
-    r"(?:([\"'`])([A-Za-z_][\w .$-]{0,127})\1|([A-Za-z_](?<![\w.-][A-Za-z_])[\w.-]{0,127}))\]?"
-    r"([ \t]{0,8})(:=|=>|=|:)(?!//)([ \t]{0,8})(" + _QUOTED + "|" + _BARE + ")"
+_BLOCK = r"[|>][-+]?(?=[ \t]{0,64}(?:\n|$))"  # a YAML block scalar's indicator: the value is on the next lines
+# "name": "value", 'name' => value, os.environ["NAME"] = value: a quoted name, any operator
+QUOTED_ASSIGNMENT = re.compile(
+    r"([\"'`])([A-Za-z_][\w .$-]{0,127})\1\]?([ \t]{0,8})(:=|=>|=|:)([ \t]{0,8})("
+    + _QUOTED
+    + "|"
+    + _BLOCK
+    + "|"
+    + _BARE
+    + ")"
+)
+# NAME=value, NAME: value, name = value, name => value: a bare name; a colon only before a space or a quote
+# (user:password, host:port and https:// are not assignments)
+BARE_ASSIGNMENT = re.compile(
+    r"([A-Za-z_](?<![\w.-][A-Za-z_])[\w.-]{0,127})\]?([ \t]{0,8})(:=|=>|=|:(?=[ \t\"'`]|$))([ \t]{0,8})"
+    r"(" + _QUOTED + "|" + _BLOCK + "|" + _BARE + ")",
+    re.M,
 )
 # --name value, --name=value, -Dname=value, and a JSON or YAML list's "--name", "value"
 FLAG = re.compile(
@@ -61,6 +74,7 @@ _SINGLE_DASH = re.compile(r"[a-z][a-z_.-]{1,63}")  # -password, -storepass: a na
 _TOKEN = re.compile(r"(?:[^\s\"'|;&]|\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'){1,64}")
 _SEPARATOR = re.compile(r"[|;&\n]|$")
 _TRAILING = ".,;:!?)]}'\"`“”»«"
+_PROSE_STRONG = ("passw", "kennwort", "passphrase", "pw", "zugangsdaten", "credential")
 
 
 def find(text: str, safe: SafeNames) -> Iterator[Span]:
@@ -105,13 +119,37 @@ def _not_values() -> frozenset[str]:
     return frozenset(v.lower() for v in (*names.not_values, *names.schemes))
 
 
+class _Assignment:
+    """One `name op value` match, the same for quoted and bare names."""
+
+    __slots__ = ("match", "name", "pad_before", "op", "pad_after", "value", "quoted_name")
+
+    def __init__(self, m: re.Match[str], quoted: bool) -> None:
+        base = 1 if quoted else 0
+        self.match, self.quoted_name = m, quoted
+        self.name = m.group(base + 1)
+        self.pad_before, self.op, self.pad_after = m.group(base + 2), m.group(base + 3), m.group(base + 4)
+        self.value = base + 5  # the value's group
+
+    def start(self) -> int:
+        return self.match.start()
+
+
+def _assignments_in(text: str) -> list[_Assignment]:
+    """Every assignment of either kind, in the order they stand."""
+    found = [_Assignment(m, True) for m in QUOTED_ASSIGNMENT.finditer(text)]
+    found += [_Assignment(m, False) for m in BARE_ASSIGNMENT.finditer(text)]
+    found.sort(key=_Assignment.start)
+    return found
+
+
 def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
     names = vocabulary().names
     pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
     pending = -1  # where a name/value pair's value may still come (name: HF_TOKEN ... value: X)
-    for m in ASSIGNMENT.finditer(text):
-        name = m.group(2) or m.group(3)
-        raw, start = _unquote(m.group(7), m.start(7))
+    for a in _assignments_in(text):
+        m, name = a.match, a.name
+        raw, start = _unquote(m.group(a.value), m.start(a.value))
         low = name.lower()
         if low in pair_values and m.start() <= pending:
             if not reference(raw) and len(raw) >= 3:
@@ -122,27 +160,41 @@ def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
             pending = m.end() + 400
             continue
         level = strength(name)
-        if level is None:
+        if level is None or _quantity_before(text, m.start()):
             continue
-        yield from _assigned(text, m, raw, start, level, safe)
+        yield from _assigned(text, a, raw, start, level, safe)
 
 
-def _assigned(text: str, m: re.Match[str], raw: str, start: int, level: str, safe: SafeNames) -> Iterator[Span]:
+def _quantity_before(text: str, start: int) -> bool:
+    """Whether the word before a name makes it a quantity in prose: "time per token: 35 ms", "max key: 4"."""
+    before = text[max(0, start - 24) : start]
+    before = before[before.rfind("\n") + 1 :].rstrip(" \t\"'")
+    word = before.rsplit(" ", 1)[-1].lower() if before else ""
+    return bool(word) and word in _neutral()
+
+
+@lru_cache(maxsize=1)
+def _neutral() -> frozenset[str]:
+    return frozenset(vocabulary().names.neutral)
+
+
+def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe: SafeNames) -> Iterator[Span]:
     """The secret of one credential assignment: its value, the rest of the line for `name: two words`
     and INI's `name = two words`, a YAML block scalar's lines, an authentication scheme's credentials."""
-    quoted = m.group(7)[:1] in "\"'`"
-    if m.group(5) == ":" and not (quoted or m.group(1) or m.group(6)):
-        return  # user:password, host:port, scheme:rest: not a YAML key or a header
-    spaced = m.group(5) == ":" or (m.group(4) and m.group(6))
+    m = a.match
+    quoted = m.group(a.value)[:1] in "\"'`"
+    spaced = a.op == ":" or (a.pad_before and a.pad_after)
     if raw in ("|", "|-", "|+", ">", ">-", ">+"):
         yield from blocks.scalar(text, m.start(), m.end())
         return
     if not quoted and spaced:
-        raw = _rest_of_line(text, start, text[m.start() - 1 : m.start()] if m.group(3) else "")
+        raw = _rest_of_line(text, start, "" if a.quoted_name else text[m.start() - 1 : m.start()])
     scheme = _scheme_of(raw)
     if scheme:
         start, raw = start + len(scheme), raw[len(scheme) :].strip()
         start = text.find(raw, start) if raw else start
+    elif level != "strong" and " " in raw.strip():
+        return  # a token or a key is one word: "token: 80 or 160 per layer" is prose
     if raw and hidden(raw, level, safe):
         yield start, start + len(raw)
 
@@ -206,8 +258,10 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
         value, start = m.group(3), m.start(3)
         if value[0] in "\"'`„»«":
             inner = value[1:-1]
+            sure = m.group(1).lower().startswith(_PROSE_STRONG)
             if len(inner) >= 4 and not reference(inner) and inner.lower() not in _not_values():
-                yield start + 1, start + 1 + len(inner)
+                if sure or password_like(inner):
+                    yield start + 1, start + 1 + len(inner)
             continue
         value = value.rstrip(_TRAILING)
         linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=")
@@ -254,8 +308,8 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
         if len(piece) >= 16 and not safe.word(piece) and random_token(piece):
             out.append((at, at + len(piece)))
         at += len(piece) + 1
-    if not out and len(body) >= 20 and re.fullmatch(r"[A-Za-z0-9+/]{20,4096}={0,2}", body) and random_token(body):
-        out.append((lead, lead + len(body)))
+    if not out and random_token(body) and "/" in body and not any(c in body for c in "-_.~"):
+        out.append((lead, lead + len(body)))  # base64 with its slashes
     return tuple(out)
 
 

@@ -80,11 +80,19 @@ def random_token(value: str) -> bool:
     hexadecimal, not digits only, mixing classes as random tokens do and unlike words."""
     if len(value) < 16:
         return False
-    if re.fullmatch(r"[A-Za-z0-9+/]{20,}={0,2}", value) and _random(
-        value.rstrip("=").replace("+", "").replace("/", "")
-    ):
+    if _base64(value) and _random(value.rstrip("=").replace("+", "").replace("/", "")):
         return True  # base64: the slashes are part of it
     return any(_random(seg) for seg in re.split(r"[-_.~/+=]", value) if len(seg) >= 16)
+
+
+def _base64(value: str) -> bool:
+    """Base64 rather than a path: its alphabet only, and about as few '/' and '+' as random data has
+    (one in 32 characters; NET/IB/9/GDRDMA/Shared is a path)."""
+    return (
+        len(value) >= 24
+        and re.fullmatch(r"[A-Za-z0-9+/]{24,4096}={0,2}", value) is not None
+        and value.count("/") + value.count("+") <= len(value) / 16 + 1
+    )
 
 
 def _random(seg: str) -> bool:

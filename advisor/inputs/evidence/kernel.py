@@ -105,6 +105,15 @@ def parse_cmdline(text: str, file: str) -> Parsed:
     return out
 
 
+_FAULT = re.compile(r"AMD-Vi: Event logged \[IO_PAGE_FAULT|DMAR: \[DMA (Read|Write)\]")
+_DOMAIN = re.compile(r"iommu: Default domain type: (\w+)")
+_ENABLED = re.compile(
+    r"DMAR: IOMMU enabled|AMD-Vi: " + gap("AMD-Vi:") + r"(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled"
+)
+_HYPERVISOR = re.compile(r"Hypervisor detected: (\S+)")
+_DMESG_WORDS = ("AMD-Vi", "DMAR", "iommu", "IOMMU", "Hypervisor")  # a line without one holds nothing to read
+
+
 def parse_dmesg(text: str, file: str) -> Parsed:
     """IOMMU default domain type, DMAR/AMD-Vi enablement, DMA faults the IOMMU logged, and a hypervisor if
     the kernel saw one. A logged DMA fault shows the IOMMU translating that device's addresses."""
@@ -112,23 +121,20 @@ def parse_dmesg(text: str, file: str) -> Parsed:
     data: dict[str, object] = {}
     faults: list[tuple[int, str]] = []
     for no, line in enumerate(clean(text).split("\n"), 1):
-        if re.search(r"AMD-Vi: Event logged \[IO_PAGE_FAULT|DMAR: \[DMA (Read|Write)\]", line):
+        if not any(w in line for w in _DMESG_WORDS):
+            continue
+        if _FAULT.search(line):
             faults.append((no, line))
-        m = re.search(r"iommu: Default domain type: (\w+)", line)
+        m = _DOMAIN.search(line)
         if m:
             data["iommu"] = {"Translated": "translated", "Passthrough": "passthrough"}.get(
                 m.group(1), m.group(1).lower()
             )
             out.at("iommu", no, line)
-        elif re.search(
-            r"DMAR: IOMMU enabled|AMD-Vi: "
-            + gap("AMD-Vi:")
-            + r"(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled",
-            line,
-        ):
+        elif _ENABLED.search(line):
             data.setdefault("iommu_enabled", True)
             out.at("iommu_enabled", no, line)
-        m = re.search(r"Hypervisor detected: (\S+)", line)
+        m = _HYPERVISOR.search(line)
         if m:
             data["virtualized"] = True
             data["hypervisor"] = m.group(1)

@@ -6,7 +6,6 @@ manifest's command/args, with CUDA_VISIBLE_DEVICES and NCCL_* from the environme
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -71,11 +70,29 @@ def _join_continuations(text: str) -> list[tuple[int, str]]:
     return out
 
 
+# a shell word: unquoted characters, backslash escapes and quoted strings, joined ("a"'b'c is one word)
+_WORD = re.compile(r"""(?:[^\s"'\\]|\\[^\n]|"(?:[^"\\\n]|\\[^\n]){0,65536}"|'[^'\n]{0,65536}')+""")
+_PIECE = re.compile(r"""\\([^\n])|"((?:[^"\\\n]|\\[^\n]){0,65536})"|'([^'\n]{0,65536})'|([^\s"'\\]{1,65536})""")
+_IN_DOUBLE = re.compile(r"""\\([$`"\\])""")
+
+
 def _tokens(command: str) -> list[str]:
-    try:
-        return shlex.split(command, comments=False)
-    except ValueError:
-        return command.split()
+    """The words of a shell command line, as a POSIX shell splits them (quotes removed, escapes applied),
+    in linear time: a word with an unclosed quote ends before it, as `split()` would have it."""
+    return [_unquoted(m.group(0)) for m in _WORD.finditer(command)]
+
+
+def _unquoted(word: str) -> str:
+    out = []
+    for m in _PIECE.finditer(word):
+        escaped, double, single, bare = m.groups()
+        if escaped is not None:
+            out.append(escaped)
+        elif double is not None:
+            out.append(_IN_DOUBLE.sub(r"\1", double))
+        else:
+            out.append(single if single is not None else bare)
+    return "".join(out)
 
 
 MAX_PARALLEL = 65536  # no launch spans more GPUs; a larger or non-numeric size is a garbled line

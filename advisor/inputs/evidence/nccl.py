@@ -100,6 +100,7 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     ranks: list[dict[str, object]] = []
     avg = None
     peak_at: tuple[int, str] | None = None
+    peak_bw = 0.0  # the largest busbw so far: the peak's line is found in one pass
     for no, line in enumerate(clean(text).split("\n"), 1):
         m = re.search(
             r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}(?:Group[ \t]{1,16}\d{1,7}[ \t]{1,16})?Pid[ \t]{1,16}\d{1,10}"
@@ -144,8 +145,8 @@ def parse_allreduce(text: str, file: str) -> Parsed:
                     )
             except ValueError:
                 continue
-            if peak_at is None or rows[-1]["busbw"] > max(r["busbw"] for r in rows[:-1]):
-                peak_at = (no, line)
+            if peak_at is None or rows[-1]["busbw"] > peak_bw:
+                peak_at, peak_bw = (no, line), rows[-1]["busbw"]
             continue
         m = re.search(r"Avg bus bandwidth[ \t]*:[ \t]*([\d.]+)", line)
         if m:

@@ -15,7 +15,9 @@ from advisor.inputs.evidence import Evidence, Parsed, clean
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
-CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+MAX_NVLINKS = 36  # links between two GPUs: NV18 on NVLink 4 and 5 (H100, B200), twice that allowed for what comes
+# an NVLink count that no GPU has (NV0, NV999) is a garbled cell, not 999 links
+CELL = re.compile(r"^(X|NV(?:[1-9]|[1-2]\d|3[0-6])|PIX|PXB|PHB|NODE|SYS|SOC)$")
 P2P_CELL = re.compile(r"^(X|OK|NS|CNS|GNS|TNS|U)$")
 DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|[a-z]+\d*_\d+)$")
 
