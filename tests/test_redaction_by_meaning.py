@@ -75,6 +75,24 @@ BY_STRUCTURE = [
         "AAAAIHByaXZhdGVrZXlieXRlc2hlcmVwcml2YXRl",
     ),
     ("kind: Secret\nmetadata:\n  name: s\nstringData:\n  config: plain-in-secret-doc\n", "plain-in-secret-doc"),
+    ('{"msg": "{\\"password\\": \\"json-in-json-pw\\"}"}', "json-in-json-pw"),
+    ("<config><password>xml-pw-9</password><ns:ClientSecret>cs-abc-1</ns:ClientSecret></config>", "cs-abc-1"),
+    ("db.internal:5432:inference:svc:pgpass-secret-1", "pgpass-secret-1"),
+    ("api_keys:\n  - first-key-abc1\n  - second-key-def2\nother: 1\n", "second-key-def2"),
+    (
+        "$ANSIBLE_VAULT;1.1;AES256\n6231336539666234306139346433616338376437376461363365\nnext: x",
+        "62313365396662343061",
+    ),
+    ("CREATE USER app IDENTIFIED BY 'Ora-pw-77';", "Ora-pw-77"),
+    ("the password is sunshine", "sunshine"),
+    ("ldapsearch -x -D 'cn=svc' -w 'Ld4p!Bind#5' -b 'ou=people'", "Ld4p!Bind#5"),
+    ("sudo htpasswd -b -c /etc/nginx/.htpasswd metrics 'Htp@ssw0rd-9x'", "Htp@ssw0rd-9x"),
+    ("https://discord.com/api/webhooks/123456789012345678/abcDEFghiJKLmnoPQRstuVWXyz0123456789", "abcDEFghiJKL"),
+    ("https://acme.webhook.office.com/webhookb2/x/IncomingWebhook/45741f41a97176eac2c399bba7217d04/y", "45741f41a971"),
+    (
+        '{"airtable": {"pat": "patLbxhU1HovbvxOK.a7d0afefef2dd8cea7d64765c45f62c146396dd3faf9023faa70b02ab3af0080"}}',
+        "patLbxhU1",
+    ),
 ]
 
 # harmless values of the kinds that were masked before (issue #25: 12 of 37); each must come through whole
@@ -101,6 +119,9 @@ HARMLESS = [
     "docker login --password-stdin nvcr.io",
     "HF_TOKEN=$HF_TOKEN OPENAI_API_KEY=${OPENAI_API_KEY} token: <your-token>",
     "0000:3b:00.0 NVIDIA H100 80GB HBM3, GPU0 NV18 GPU1",
+    "> Host: api.github.com\n< Host: us-central1-aiplatform.googleapis.com\nrepository = https://test.pypi.org/legacy/",
+    'the password is wrong; "P2P=Enabled" bandwidth equals "P2P=Disabled"',
+    "experts key is num_local_experts (=128)",
 ]
 
 

@@ -24,10 +24,16 @@ _DATA = re.compile(r"(?m)^([ \t]{0,16})(?:data|stringData):[ \t]{0,8}$")
 _ITEM = re.compile(r"([ \t]{1,32})[\"']?[\w.-]{1,253}[\"']?:[ \t]{1,8}(?![|>][-+]?[ \t]*$)(\S[^\n]{0,8191})")
 
 
+_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\w.;]{1,64}[ \t]{0,8}$", re.M)
+_HEX_LINE = re.compile(r"[ \t]{0,32}[0-9a-fA-F]{8,256}[ \t]{0,8}")
+
+
 def find(text: str) -> Iterator[Span]:
     """Every multi-line secret's span."""
     if "PRIVATE KEY" in text:
         yield from _pem(text)
+    if "$ANSIBLE_VAULT;" in text:
+        yield from _vault(text)
     if "Private-Lines:" in text:
         yield from _putty(text)
     if "Secret" in text and "ata:" in text:
@@ -45,7 +51,46 @@ def _pem(text: str) -> Iterator[Span]:
         yield m.start(), covered
 
 
+def _vault(text: str) -> Iterator[Span]:
+    """An Ansible Vault's lines of hexadecimal after its $ANSIBLE_VAULT header."""
+    for m in _VAULT.finditer(text):
+        start = at = m.end() + 1
+        for _ in range(MAX_LINES * 10):
+            nxt = text.find("\n", at)
+            end = len(text) if nxt < 0 else nxt
+            if at >= len(text) or not _HEX_LINE.fullmatch(text, at, end):
+                break
+            at = end + 1
+        if at > start:
+            yield start, min(at - 1, len(text))
+
+
+def list_items(text: str, key_start: int, key_end: int) -> Iterator[Span]:
+    """The `- item` values of a YAML list that follows a key with no value of its own (`api_keys:`), on the
+    lines indented at least as deep as the key, at most MAX_LINES."""
+    line_start = text.rfind("\n", 0, key_start) + 1
+    indent = key_start - line_start
+    at = text.find("\n", key_end)
+    for _ in range(MAX_LINES):
+        if at < 0 or at + 1 >= len(text):
+            return
+        at += 1
+        nxt = text.find("\n", at)
+        end = len(text) if nxt < 0 else nxt
+        line = text[at:end]
+        stripped = line.lstrip(" \t")
+        lead = len(line) - len(stripped)
+        if not stripped.startswith("- ") or lead < indent:
+            return
+        value = stripped[2:].strip().strip("\"'")
+        if value:
+            begin = text.find(value, at, end)
+            yield begin, begin + len(value)
+        at = end
+
+
 def _putty(text: str) -> Iterator[Span]:
+    """The lines a PuTTY key file's Private-Lines counts, and its Private-MAC."""
     for m in _PUTTY.finditer(text):
         lines = min(int(m.group(1)), MAX_LINES)
         start = at = m.end() + 1

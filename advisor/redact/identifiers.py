@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from advisor.redact.vocabulary import SafeNames, vocabulary
+from advisor.redact.vocabulary import SafeNames, public_host, vocabulary
 
 Found = tuple[int, int, str]  # start, end, kind
 
@@ -267,7 +267,7 @@ def _pieces(value: str, kind: str) -> Iterator[tuple[int, int, str]]:
         return
     for piece in re.finditer(r"[^,\[\]\n]{1,253}", value):
         part = piece.group(0).rstrip(":.")
-        if worth(part) and part.lower() not in PUBLIC_HOSTS:
+        if worth(part) and part.lower() not in PUBLIC_HOSTS and not public_host(part):
             yield piece.start(), piece.start() + len(part), kind
 
 
@@ -279,13 +279,13 @@ def _keep(kind: str, value: str, m: re.Match[str], text: str, safe: SafeNames) -
         "ip": lambda: _address(value) and not _version(text, m.start(1), m.end(1)),
         "ip6": lambda: _ipv6(value),
         "ssh-host": lambda: re.search(r"[\d.-]", value) is not None and not safe.word(value),
-        "url-host": lambda: bool(_INTERNAL_LABELS.intersection(value.lower().split("."))),
+        "url-host": lambda: bool(_INTERNAL_LABELS.intersection(value.lower().split("."))) and not public_host(value),
         "prose-host": lambda: not safe.word(word_at(text, m.start(1))) and not _DOTTED.search(value),
         "registry-host": lambda: (
-            "." in value and '"auth"' in text[m.end() : m.end() + 300] and value.lower() not in PUBLIC_HOSTS
+            "." in value and '"auth"' in text[m.end() : m.end() + 300] and not public_host(value.split(":")[0])
         ),
         "user": lambda: not safe.word(value) and not _digest_or_scheme(m),
-        "host": lambda: value.lower() not in PUBLIC_HOSTS and not safe.word(value) and not _digest_or_scheme(m),
+        "host": lambda: not public_host(value.split(":")[0]) and not safe.word(value) and not _digest_or_scheme(m),
     }
     check = checks.get(kind)
     return check() if check else value.lower() not in PUBLIC_HOSTS

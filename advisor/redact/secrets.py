@@ -27,6 +27,18 @@ Span = tuple[int, int]
 
 _QUOTED = r"\"(?:[^\"\\\n]|\\[^\n]){0,4096}\"|'[^'\n]{0,4096}'|`[^`\n]{0,4096}`"
 _BARE = r"[^\s\"'`,;&|<>(){}\[\]]{1,4096}"
+# JSON inside a JSON string (a log's "msg": "{\"password\": \"x\"}"): the quotes escaped
+ESCAPED_ASSIGNMENT = re.compile(
+    r'\\"([A-Za-z_][\w.-]{0,127})\\"[ \t]{0,8}:[ \t]{0,8}\\"((?:[^"\\\n]|\\[^"\n]){1,4096})\\"'
+)
+# <password>x</password>, <ns:ClientSecret>x</ns:ClientSecret>
+XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\n]{1,4096})</\1>")
+# a YAML key with no value of its own, its list on the lines below (api_keys:\n  - sk-...)
+LIST_KEY = re.compile(r"(?m)^[ \t]{0,32}(?:-[ \t]{1,4})?([A-Za-z_][\w.-]{0,127}):[ \t]{0,8}$")
+# ~/.pgpass: host:port:database:user:password
+PGPASS = re.compile(
+    r"(?m)^[ \t]{0,8}[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:([^\s]{1,512})[ \t]{0,8}$"
+)
 _BLOCK = r"[|>][-+]?(?=[ \t]{0,64}(?:\n|$))"  # a YAML block scalar's indicator: the value is on the next lines
 # "name": "value", 'name' => value, os.environ["NAME"] = value: a quoted name, any operator
 QUOTED_ASSIGNMENT = re.compile(
@@ -62,7 +74,7 @@ RUN = re.compile(r"[A-Za-z0-9_+/.~$-](?<![A-Za-z0-9_+/.~$-][A-Za-z0-9_+/.~$-])[A
 # "the password is X", "Passwort lautet X", "token: X" in prose; the value is judged by password_like
 PROSE = re.compile(
     r"(?i)(?<![\w-])(passwor[dt]s?|kennwort|passphrase|pw|pwd|token|api[ -]?key|api-schlüssel|secret|key|schlüssel"
-    r"|zugangsdaten|credentials?)((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|now|set|to|still|noch"
+    r"|zugangsdaten|credentials?|identified by)((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|now|set|to|still|noch"
     r"|immer|here|hier|it's|=|->|→)){0,3})[ \t]{0,4}[:=]?[ \t]{1,4}"
     r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
     r"|[^\s\"'`„»«]{4,256})"
@@ -71,10 +83,17 @@ PROSE = re.compile(
 NETRC = re.compile(r"(?m)^[ \t]{0,32}(?:password|passwd|account)[ \t]{1,8}([^\s]{1,512})[ \t]{0,8}$")
 _ADDRESS = re.compile(r"[(\[]?(?:https?://)?[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}(?:/[^\s]{0,256})?")  # docs.x.com/y
 _SINGLE_DASH = re.compile(r"[a-z][a-z_.-]{1,63}")  # -password, -storepass: a name, not a letter and a value
+# a quoted string or a short option's value shaped like a strong password: capitals, small letters, digits
+# and a symbol, no path, no URL ('Ld4pBind!Orion#552', -w 'Htp@ssw0rd-Maple93')
+QUOTED = re.compile(r"(?<![\w])([\"'])([^\s\"'/:<>{}]{8,128})\1|(?<![\w-])-[A-Za-z][ \t]{1,4}([^\s\"'/:<>{}]{8,128})")
+_STRONG_SYMBOLS = frozenset("!@#$%^&*?~")
+# a webhook's URL: the path after the part that names the hook carries its secret
+WEBHOOK = re.compile(r"https?://([A-Za-z0-9.-]{1,253})(?::\d{1,5})?(/[^\s\"'<>()]{1,2048})")
+_PATH_WORD = re.compile(r"[\w-]{8,512}")
 _TOKEN = re.compile(r"(?:[^\s\"'|;&]|\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'){1,64}")
 _SEPARATOR = re.compile(r"[|;&\n]|$")
 _TRAILING = ".,;:!?)]}'\"`“”»«"
-_PROSE_STRONG = ("passw", "kennwort", "passphrase", "pw", "zugangsdaten", "credential")
+_PROSE_STRONG = ("passw", "kennwort", "passphrase", "pw", "zugangsdaten", "credential", "identified")
 
 
 def find(text: str, safe: SafeNames) -> Iterator[Span]:
@@ -87,9 +106,36 @@ def find(text: str, safe: SafeNames) -> Iterator[Span]:
     yield from _commands(text)
     yield from _prose(text, safe)
     yield from _runs(text, safe)
+    if any(q in text for q in "\"'-"):
+        yield from _strong_passwords(text)
+    if "hook" in text.lower():
+        yield from _webhooks(text)
     for m in NETRC.finditer(text):
         if not reference(m.group(1)):
             yield m.span(1)
+    yield from _nested(text, safe)
+
+
+def _nested(text: str, safe: SafeNames) -> Iterator[Span]:
+    """Names that hold their value in other forms: escaped JSON in a string, an XML element, a pgpass line."""
+    if '\\"' in text:
+        for m in ESCAPED_ASSIGNMENT.finditer(text):
+            level = strength(m.group(1))
+            if level is not None and hidden(m.group(2), level, safe):
+                yield m.span(2)
+    if "</" in text:
+        for m in XML_ELEMENT.finditer(text):
+            level = strength(m.group(1).rsplit(":", 1)[-1])
+            if level is not None and hidden(m.group(2).strip(), level, safe):
+                yield m.span(2)
+    if ":\n" in text:
+        for m in LIST_KEY.finditer(text):
+            if strength(m.group(1)) in ("strong", "medium"):
+                yield from blocks.list_items(text, m.start(1), m.end())
+    if text.count(":") >= 4:
+        for m in PGPASS.finditer(text):
+            if not reference(m.group(1)) and not m.group(1).isdigit():
+                yield m.span(1)
 
 
 def _unquote(value: str, start: int) -> tuple[str, int]:
@@ -120,7 +166,7 @@ def _not_values() -> frozenset[str]:
 
 
 class _Assignment:
-    """One `name op value` match, the same for quoted and bare names."""
+    """One `name op value` match, the same for quoted and bare names (made only for names that matter)."""
 
     __slots__ = ("match", "name", "pad_before", "op", "pad_after", "value", "quoted_name")
 
@@ -131,26 +177,26 @@ class _Assignment:
         self.pad_before, self.op, self.pad_after = m.group(base + 2), m.group(base + 3), m.group(base + 4)
         self.value = base + 5  # the value's group
 
-    def start(self) -> int:
-        return self.match.start()
-
-
-def _assignments_in(text: str) -> list[_Assignment]:
-    """Every assignment of either kind, in the order they stand."""
-    found = [_Assignment(m, True) for m in QUOTED_ASSIGNMENT.finditer(text)]
-    found += [_Assignment(m, False) for m in BARE_ASSIGNMENT.finditer(text)]
-    found.sort(key=_Assignment.start)
-    return found
-
 
 def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
+    for pattern, quoted in ((QUOTED_ASSIGNMENT, True), (BARE_ASSIGNMENT, False)):
+        yield from _assignments_of(pattern, quoted, text, safe)
+
+
+def _assignments_of(pattern: re.Pattern[str], quoted: bool, text: str, safe: SafeNames) -> Iterator[Span]:
+    """The secrets of one kind of assignment; a name/value pair's value (name: HF_TOKEN ... value: X) is
+    taken within 400 characters of its name."""
     names = vocabulary().names
     pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
-    pending = -1  # where a name/value pair's value may still come (name: HF_TOKEN ... value: X)
-    for a in _assignments_in(text):
-        m, name = a.match, a.name
-        raw, start = _unquote(m.group(a.value), m.start(a.value))
+    name_group, value_group = (2, 6) if quoted else (1, 5)
+    pending = -1
+    for m in pattern.finditer(text):
+        name = m.group(name_group)
         low = name.lower()
+        level = strength(name)
+        if level is None and low not in pair_names and low not in pair_values:
+            continue  # the usual case: a name that is no credential, judged once per distinct name (cached)
+        raw, start = _unquote(m.group(value_group), m.start(value_group))
         if low in pair_values and m.start() <= pending:
             if not reference(raw) and len(raw) >= 3:
                 yield start, start + len(raw)
@@ -159,10 +205,9 @@ def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
         if low in pair_names and strength(raw) in ("strong", "medium"):
             pending = m.end() + 400
             continue
-        level = strength(name)
         if level is None or _quantity_before(text, m.start()):
             continue
-        yield from _assigned(text, a, raw, start, level, safe)
+        yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
 
 
 def _quantity_before(text: str, start: int) -> bool:
@@ -265,19 +310,28 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
             continue
         value = value.rstrip(_TRAILING)
         linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=")
-        verdict = judged.get((value, linked))
+        sure = m.group(1).lower().startswith(_PROSE_STRONG)
+        verdict = judged.get((value, linked and sure))
         if verdict is None:
-            verdict = judged[(value, linked)] = _prose_secret(value, linked, safe)
+            verdict = judged[(value, linked and sure)] = _prose_secret(value, linked, sure, safe)
         if verdict:
             yield start, start + len(value)
 
 
-def _prose_secret(value: str, linked: bool, safe: SafeNames) -> bool:
+def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool:
     """Whether a word after "password", "token" ... in prose is the secret: a password-like word after a
     linking word ("is", "lautet", ":"), a secret-looking one directly after the name."""
     if reference(value) or safe.word(value) or value.lower() in _not_values() or _ADDRESS.fullmatch(value):
         return False
-    return password_like(value) if linked else secret_looking(value)
+    if not linked:
+        return secret_looking(value)
+    plain_word = sure and len(value) >= 6 and value.lower() not in _prose_words()  # "the password is sunshine"
+    return password_like(value) or plain_word
+
+
+@lru_cache(maxsize=1)
+def _prose_words() -> frozenset[str]:
+    return frozenset(vocabulary().names.prose_not_secrets)
 
 
 def _runs(text: str, safe: SafeNames) -> Iterator[Span]:
@@ -313,6 +367,41 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
     return tuple(out)
 
 
+def strong_password(value: str) -> bool:
+    """Capitals, small letters, digits and one of !@#$%^&*?~, eight characters or more, not an e-mail and not
+    an assignment (P2P=Enabled)."""
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+        return False
+    if not _STRONG_SYMBOLS.intersection(value) or value[0] in "-$%" or "=" in value:
+        return False
+    at = value.find("@")
+    return at < 0 or "." not in value[at:]
+
+
+def _strong_passwords(text: str) -> Iterator[Span]:
+    for m in QUOTED.finditer(text):
+        group = 2 if m.group(2) else 3
+        if strong_password(m.group(group)):
+            yield m.span(group)
+
+
+def _webhooks(text: str) -> Iterator[Span]:
+    """The path parts after a webhook's marker (hooks.slack.com/services/T../B../X.., .../webhookb2/...,
+    discord.com/api/webhooks/ID/TOKEN): each of eight characters or more with a digit in it."""
+    for m in WEBHOOK.finditer(text):
+        host, path = m.group(1).lower(), m.group(2)
+        marked = "hook" in host
+        at = m.start(2)
+        for piece in re.finditer(r"[^/@?#&=\n]{1,512}", path):
+            word = piece.group(0)
+            hook = "hook" in word.lower()
+            if marked and not hook and len(word) >= 8 and any(c.isdigit() for c in word) and _PATH_WORD.fullmatch(word):
+                yield at + piece.start(), at + piece.end()
+            marked = marked or hook
+            if path[piece.end() : piece.end() + 1] in ("?", "#"):
+                break
+
+
 def _jwt(body: str) -> bool:
     parts = body.split(".")
     return len(parts) in (3, 5) and parts[0].startswith("eyJ") and all(len(p) >= 4 for p in parts[:2])
@@ -326,6 +415,10 @@ def _prefixed(token: str) -> bool:
         rest = token[len(prefix.prefix) :]
         if prefix.exact and len(token) != prefix.exact:
             continue
+        if prefix.shape:
+            if _shape(prefix.shape).fullmatch(token):
+                return True
+            continue
         if len(rest) < prefix.min:
             continue
         if prefix.alphabet == "hex" and not re.fullmatch(r"[0-9a-fA-F]+", rest[: prefix.min]):
@@ -334,6 +427,11 @@ def _prefixed(token: str) -> bool:
             continue
         return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _shape(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 @lru_cache(maxsize=1)

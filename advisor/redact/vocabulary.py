@@ -41,6 +41,7 @@ class Prefix(Record):
     vendor: str = key(doc="whose tokens start with it")
     alphabet: str = key(default="any", choices=("any", "upper", "hex"), doc="what may follow the prefix")
     exact: int = key(default=0, doc="the token's whole length where the vendor fixes it (0: any)")
+    shape: str = key(default="", doc="the whole token's form where the prefix alone could start a word (fullmatch)")
 
 
 class Names(Record):
@@ -53,6 +54,7 @@ class Names(Record):
     neutral: tuple[str, ...] = key(doc="words that make a name a quantity, a reference or metadata")
     neutral_for: Mapping[str, list[str]] = key(default={}, doc="neutral words for one credential word only")
     not_values: tuple[str, ...] = key(doc="values that are switches or placeholders, never secrets")
+    prose_not_secrets: tuple[str, ...] = key(default=(), doc="words after 'the password is' that are not it")
     schemes: tuple[str, ...] = key(doc="authentication schemes a header value starts with")
     pair_names: tuple[str, ...] = key(doc="fields whose value names the next value field (name: HF_TOKEN)")
     pair_values: tuple[str, ...] = key(doc="the value fields of such pairs")
@@ -64,6 +66,7 @@ class Vocabulary(Record):
     names: Names = key(doc="the credential-name model")
     commands: tuple[Command, ...] = key(doc="commands whose options take a secret")
     version_words: tuple[str, ...] = key(doc="words before a dotted number that make it a version")
+    public_domains: tuple[str, ...] = key(default=(), doc="domains of public services: their hosts are no secret")
     prefixes: tuple[Prefix, ...] = key(doc="vendors' token prefixes")
     cite: tuple[Citation, ...] = key(doc="where the prefixes come from")
     where: str = key(default="", source="where", doc="file:line")
@@ -85,6 +88,20 @@ def vocabulary(root: Path | None = None) -> Vocabulary:
 
 # a parameter count (70B, 8x7B, A22B, 1.5b, 405b), the mark of a model name that is not in the catalogue
 _PARAMETERS = re.compile(r"(?:\d{1,4}x)?\d{1,4}(?:\.\d{1,2})?[bBmMtT]|[aAeE]\d{1,3}[bB]")
+
+
+@cache
+def public_domains() -> frozenset[str]:
+    """The public services' domains (lower case)."""
+    return frozenset(d.lower() for d in vocabulary().public_domains)
+
+
+def public_host(host: str) -> bool:
+    """Whether a host name is a public service's: one of the public domains or a name under one."""
+    low = host.lower().rstrip(".")
+    domains = public_domains()
+    parts = low.split(".")
+    return any(".".join(parts[i:]) in domains for i in range(len(parts) - 1))
 
 
 class SafeNames:
