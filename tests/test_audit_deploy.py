@@ -154,7 +154,7 @@ def test_launch_line_over_two_nodes_names_each_nodes_gpus(cli, tmp_path):
 
 def test_without_a_known_model_nothing_is_recommended(cli, tmp_path, monkeypatch):
     """A host alone (topo -m, no model): the host checks run, and no recommendation is evaluated."""
-    import advisor.audit as audit_module
+    import advisor.audit.diagnose as audit_module
 
     def refuse(*args, **kwargs):
         raise AssertionError("evaluated a recommendation without a model")

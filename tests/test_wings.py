@@ -26,7 +26,6 @@ TOP_LEVEL = {
     "regex_safety": "ground",
     "terminal": "ground",
     "audit": "services",
-    "audit_deploy": "services",
     "size": "services",
     "collect": "services",
     "transcripts": "services",

@@ -454,26 +454,35 @@ def _commands(text: str) -> Iterator[Span]:
 
 
 def _arguments(text: str, start: int, end: int, command: Command) -> Iterator[Span]:
+    """The secrets among one command's arguments (after its `after` word, where it has one)."""
     tokens = [(t.start(), t.group(0)) for t in _TOKEN.finditer(text, start, end)]
     active = not command.after
     for i, (at, token) in enumerate(tokens):
         if not active:
             active = token in command.after
             continue
-        following = tokens[i + 1] if i + 1 < len(tokens) else None
-        if token in command.options and following and not following[1].startswith("-"):
-            yield _value_span(*following)
-        elif "=" in token and token.split("=", 1)[0] in command.options:
-            yield _value_span(at + token.index("=") + 1, token.split("=", 1)[1])
-        elif any(token.startswith(a) and len(token) > len(a) for a in command.attached):
-            a = next(a for a in command.attached if token.startswith(a))
-            yield _value_span(at + len(a), token[len(a) :])
-            continue
-        elif token in command.login and following and not following[1].startswith("-"):
-            yield _value_span(*following)
-        elif command.assign and not token.startswith("-") and following and strength(token) in ("strong", "medium"):
-            yield _value_span(*following)
-            return
+        following = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1][1].startswith("-") else None
+        span = _argument(command, at, token, following)
+        if span is not None:
+            yield span
+            if command.assign:
+                return
+
+
+def _argument(command: Command, at: int, token: str, following: tuple[int, str] | None) -> Span | None:
+    """The secret one argument gives: the next word after an option or a login word, the value after
+    `--option=`, what is attached to `-p`, or a variable's value where its name means a credential."""
+    name, eq, value = token.partition("=")
+    if following and (token in command.options or token in command.login):
+        return _value_span(*following)
+    if eq and name in command.options:
+        return _value_span(at + len(name) + 1, value)
+    attached = next((a for a in command.attached if token.startswith(a) and len(token) > len(a)), None)
+    if attached:
+        return _value_span(at + len(attached), token[len(attached) :])
+    if command.assign and following and not token.startswith("-") and strength(token) in ("strong", "medium"):
+        return _value_span(*following)
+    return None
 
 
 def _value_span(at: int, token: str) -> Span:

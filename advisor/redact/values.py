@@ -96,25 +96,31 @@ def _base64(value: str) -> bool:
 
 
 def _random(seg: str) -> bool:
-    """The test of one segment of letters and digits."""
+    """The test of one segment of letters and digits, by which classes of characters it mixes."""
     n = len(seg)
     if n < 16 or not seg.isalnum() or not seg.isascii() or seg.isdigit() or _HEX.fullmatch(seg):
+        return False
+    if entropy(seg) < 3.0:
         return False
     upper = sum(c.isupper() for c in seg)
     lower = sum(c.islower() for c in seg)
     digits = n - upper - lower
-    if entropy(seg) < 3.0:
-        return False
-    words = sum(len(w) for w in _WORDS.findall(seg)) / n
-    if upper and lower and digits:
-        return words < 0.5
-    if upper and lower:
-        return n >= 20 and words < 0.3 and _switches(seg) >= 0.4
-    if lower and digits:
-        return n >= 20 and digits / n >= 0.1 and entropy(seg) >= 3.5
-    if upper and digits:
-        return digits / n >= 0.1 and entropy(seg) >= 3.3
-    return False
+    test = _BY_CLASSES.get((upper > 0, lower > 0, digits > 0))
+    return bool(test and test(seg, n, digits))
+
+
+def _word_share(seg: str) -> float:
+    """How much of a segment is made of words (runs of three small letters, capitalised or not)."""
+    return sum(len(w) for w in _WORDS.findall(seg)) / len(seg)
+
+
+# (capitals, small letters, digits present) -> the test of a random segment of that mix
+_BY_CLASSES = {
+    (True, True, True): lambda seg, n, digits: _word_share(seg) < 0.5,
+    (True, True, False): lambda seg, n, digits: n >= 20 and _word_share(seg) < 0.3 and _switches(seg) >= 0.4,
+    (False, True, True): lambda seg, n, digits: n >= 20 and digits / n >= 0.1 and entropy(seg) >= 3.5,
+    (True, False, True): lambda seg, n, digits: digits / n >= 0.1 and entropy(seg) >= 3.3,
+}
 
 
 def _switches(seg: str) -> float:

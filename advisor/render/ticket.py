@@ -5,7 +5,7 @@ result's language, so a transcript shows it as it was said without the knowledge
 recommendation gives the question, the answer, the key figures with their units, the launch
 commands, the alternatives with why not, the assumptions with the answer otherwise and the open
 questions; an audit gives the findings with their evidence lines, the layout it found deployed and,
-from the audit's own `deploy` record (advisor/audit_deploy.py, never recomputed here), the layout the
+from the audit's own `deploy` record (advisor/audit/deploy.py, never recomputed here), the layout the
 advisor would deploy instead on the host's GPU ids with the estimated difference, or that the deployed
 one is what it would deploy.
 """
