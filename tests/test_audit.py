@@ -46,8 +46,11 @@ def test_gpu_without_p2p_and_no_nccl_workaround(engine, tmp_path):
     result = audit(engine, [folder])
     found = findings(result)
     assert result.facts["model"] == "Qwen/Qwen3-32B"
-    assert {"gpu-without-pcie-p2p", "tp-over-pcie-p2p-broken", "audit-p2p-broken-nccl-not-told"} <= set(found)
+    assert {"gpu-without-pcie-p2p", "tp-over-pcie-p2p-broken"} <= set(found)
     assert any(e.file.endswith("p2p.txt") for e in found["tp-over-pcie-p2p-broken"].evidence)
+    # GNS: the driver itself says no P2P, so NCCL never tries it and cannot hang on it: nothing to tell NCCL
+    assert "audit-p2p-broken-nccl-not-told" not in found
+    assert result.p2p["0-1"]["state"] == "unsupported" and "GNS" in result.p2p["0-1"]["why"][0]
 
 
 def test_host_settings_downgraded_link_acs_off_iommu_off(engine, tmp_path):
@@ -92,7 +95,8 @@ def test_accepted_findings_stay_visible_and_expired_ones_return(engine, tmp_path
     plan = (
         L40S_PLAN + "accept:\n"
         '  - {rule: audit-tp-group-on-slow-path, reason: "rack wiring fixed next quarter", expires: 2099-01-01}\n'
-        "  - {rule: tp-over-pcie, reason: old, expires: 2020-01-01}\n  - {rule: audit-nccl-timeout, reason: ignore}\n"
+        "  - {rule: tp-over-pcie, reason: old, expires: 2020-01-01}\n"
+        "  - {rule: failure-collective-timeout, reason: ignore}\n"
     )
     folder = bundle(
         tmp_path / "b",
@@ -107,7 +111,7 @@ def test_accepted_findings_stay_visible_and_expired_ones_return(engine, tmp_path
     assert found["tp-over-pcie"].suppressed is None
     notes = [n for i in result.inputs for n in i.notes]
     assert any("tp-over-pcie expired on 2020-01-01" in n for n in notes)
-    assert any("audit-nccl-timeout cannot be accepted" in n for n in notes)
+    assert any("failure-collective-timeout cannot be accepted" in n for n in notes)
     assert result.findings[-1].suppressed  # accepted findings sort last, never vanish
 
 
@@ -256,14 +260,17 @@ def test_logs_show_a_hang_and_refused_peer_access(engine, tmp_path):
         {
             "vllm.log": verbatim("log_03_vllm_watchdog_allreduce_timeout_600s.txt"),
             "sglang.log": verbatim("log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt"),
-            "deployment.yaml": "accept:\n  - {rule: audit-nccl-timeout, reason: known}\n",
+            "deployment.yaml": "accept:\n  - {rule: failure-collective-timeout, reason: known}\n",
         },
     )
     result = audit(engine, [folder])
     found = findings(result)
-    assert found["audit-nccl-timeout"].severity == "error" and found["audit-nccl-timeout"].suppressed is None
-    assert "Watchdog caught collective operation timeout" in found["audit-nccl-timeout"].evidence[0].text
-    assert "peer access is not supported" in found["audit-peer-access-unsupported"].evidence[0].text
+    hang = found["failure-collective-timeout"]
+    assert hang.severity == "error" and hang.suppressed is None  # a hang cannot be accepted
+    assert "Watchdog caught collective operation timeout" in hang.evidence[0].text
+    assert "ACS" in hang.fix and "driver" in hang.fix  # the differential: P2P path, then the driver
+    assert "peer access is not supported" in found["failure-p2p-not-supported"].evidence[0].text
+    assert "--enable-p2p-check" in found["failure-p2p-not-supported"].fix
     assert result.worst() == "error"
 
 
@@ -346,9 +353,6 @@ AUDIT_CASES = {
     "audit-oom-at-startup": {
         "vllm.log": verbatim("log_08_vllm_rtx3090_cuda_oom_at_load.txt"),
         "deployment.yaml": _plan("Llama 3.1 8B", "RTX 3090", 4),
-    },
-    "audit-custom-allreduce-disabled": {
-        "sglang.log": verbatim("log_02_sglang_8xRTXPRO6000_custom_allreduce_disabled_pcie_only.txt")
     },
     "audit-more-gpus-than-visible": {
         "run.sh": "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n",

@@ -126,7 +126,11 @@ def test_iommu_default_domain_from_dmesg(name, mode):
 def test_iommu_page_faults_in_dmesg_show_translation():
     # AMD-Vi logs IO_PAGE_FAULT for the GPU during peer-to-peer copies: the IOMMU is translating its addresses
     got = kernel.parse_dmesg(verbatim("dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"), "dmesg.txt")
-    assert got.data == {"iommu_faults": 9, "iommu": "translated"}
+    assert got.data == {
+        "iommu_faults": 9,
+        "iommu": "translated",
+        "fault_devices": [{"address": "0000:07:00.0", "driver": "nvidia"}],
+    }
     assert got.evidence["iommu"].line == 1 and "IO_PAGE_FAULT" in got.evidence["iommu"].text
 
 
@@ -235,14 +239,25 @@ def test_all_reduce_perf_outputs(prefix, peak, ranks):
     assert parsed.data["peak_busbw"] == peak and parsed.data["n_ranks"] == ranks
 
 
+def _pair_states(parsed):
+    return {(o.pair, o.state) for c in nccl.p2p_test_facts(parsed) if c.target == "p2p_pairs" for o in c.value}
+
+
 def test_p2p_bandwidth_test_with_p2p_writes_slower_than_copies():
+    # 6x RTX 4090: every measured pair copies slower with P2P than through the host, so each is blocked
     parsed = nccl.parse_p2p_test(verbatim(next(p.name for p in AUDIT.glob("nccl_04*"))), "x")
-    assert parsed.data["p2p"] == "broken" and parsed.data["enabled_gbs"] < parsed.data["disabled_gbs"]
+    assert parsed.data["enabled_gbs"] < parsed.data["disabled_gbs"]
+    states = _pair_states(parsed)
+    assert {state for _pair, state in states} == {"blocked"} and len(states) == 6 * 5 // 2
 
 
 def test_p2p_bandwidth_test_excerpt_that_starts_at_the_connectivity_matrix():
-    parsed = nccl.parse_p2p_test(verbatim(next(p.name for p in AUDIT.glob("nccl_05*"))), "x")
-    assert parsed.data["p2p"] == "ok" and len(parsed.data["allowed"]) == 8 * 7 and parsed.data["denied"] == []
+    # HGX H100: the matrix says every pair can; the paste ends at the P2P=Enabled header, before its first row
+    text = verbatim(next(p.name for p in AUDIT.glob("nccl_05*")))
+    parsed = nccl.parse_p2p_test(text, "x")
+    assert len(parsed.data["allowed"]) == 8 * 7 and parsed.data["denied"] == []
+    assert {state for _pair, state in _pair_states(parsed)} == {"capable"}
+    assert parsed.data["stopped"] and parsed.evidence["stopped"].text == text.rstrip().split("\n")[-1].strip()
 
 
 def test_a_shell_prompt_in_the_samples_build_folder_is_not_a_bandwidth_test():
@@ -255,16 +270,13 @@ def test_a_shell_prompt_in_the_samples_build_folder_is_not_a_bandwidth_test():
     ("prefix", "event"),
     [
         ("log_01", "peer_access_unsupported"),
-        ("log_02", "custom_allreduce_disabled"),
-        ("log_03", "nccl_timeout"),
         ("log_04", "nccl_shm"),
         ("log_05", "nccl_p2p"),
-        ("log_07", "oom"),
-        ("log_08", "oom"),
         ("log_10", "nccl_p2p_disabled"),
     ],
 )
 def test_engine_log_events(prefix, event):
+    # what bears on peer-to-peer and NCCL's transports; the failures a log shows are the message catalogue's
     text = verbatim(next(p.name for p in AUDIT.glob(prefix + "*")))
     assert nccl.looks_like_log(text)
     assert nccl.parse_log(text, prefix).data["events"].get(event)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from advisor.audit import audit
-from advisor.inputs.evidence.reader import FACT, PLACES, is_place
+from advisor.inputs.evidence.reader import FACT, PAIRS, PLACES, is_place
 from advisor.inputs.evidence.registry import READERS
 from advisor.render import jsonout
 from tests.evidence_data import AUDIT_DATA, bundle, verbatim
@@ -37,6 +37,8 @@ def known_target(target: str, kb) -> bool:
     """A fact of the fact base, a scenario place the fact base names, or the deployment's own places."""
     if target.startswith(FACT):
         return target[len(FACT) :] in kb.facts
+    if target == PAIRS:
+        return True
     places = {spec.scenario for spec in kb.facts.values() if spec.scenario}
     return is_place(target) and (target in places or target in PLACES or target.startswith("deployment."))
 
@@ -155,13 +157,13 @@ def test_the_kernel_log_beats_the_kernel_parameters(engine, tmp_path):
 @pytest.mark.parametrize(
     ("files", "p2p"),
     [
+        ({"p2p.txt": "p2p_02_5xRTX50_patched_driver_all_OK.txt"}, "ok"),
         (
             {
                 "p2p.txt": "p2p_02_5xRTX50_patched_driver_all_OK.txt",
                 "bw.txt": "nccl_04_p2pBandwidthLatencyTest_6xRTX4090_p2p_enabled_slower_than_disabled.txt",
-                "vllm.log": "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt",
             },
-            "ok",
+            "broken",
         ),
         (
             {
@@ -173,7 +175,7 @@ def test_the_kernel_log_beats_the_kernel_parameters(engine, tmp_path):
         ({"vllm.log": "log_05_vllm_k8s_8xH100_nccl_p2p_ipc_connected_all_rings.txt"}, "ok"),
     ],
 )
-def test_p2p_from_topo_beats_the_bandwidth_test_beats_engine_logs(engine, tmp_path, files, p2p):
+def test_a_measured_transfer_beats_the_drivers_claim_and_a_fault_is_never_outvoted(engine, tmp_path, files, p2p):
     facts = _facts(engine, tmp_path, {name: verbatim(capture) for name, capture in files.items()})
     assert facts["p2p"] == p2p
 

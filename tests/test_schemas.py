@@ -99,7 +99,7 @@ def test_audits_of_real_captures_validate_single_files_and_bundles(cli, tmp_path
             "topo_06_2xRTX5090_threadripper_phb_tabs.txt",
             "launch_01_vllm_docker_run_2x4090_tp2_nccl_p2p_disable.txt",
         ],
-        "audit-nccl-timeout": [
+        "failure-collective-timeout": [
             "log_03_vllm_watchdog_allreduce_timeout_600s.txt",
             "log_01_sglang_2xT4_kaggle_peer_access_not_supported.txt",
         ],

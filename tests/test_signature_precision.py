@@ -26,9 +26,9 @@ def _failures(cli, name: str) -> dict[str, dict]:
 
 
 def test_a_segment_refused_for_permission_is_not_called_a_small_dev_shm(cli):
-    found = _failures(cli, "quiet_01_nccl328_shm_open_permission_denied_chmod.txt")
+    found = _failures(cli, "fail_32_nccl328_shm_open_permission_denied_chmod.txt")
     assert "failure-nccl-shm-too-small" not in found
-    _code, out, _ = cli("audit", str(AUDIT_DATA / "quiet_01_nccl328_shm_open_permission_denied_chmod.txt"))
+    _code, out, _ = cli("audit", str(AUDIT_DATA / "fail_32_nccl328_shm_open_permission_denied_chmod.txt"))
     assert "--shm-size" not in out
 
 

@@ -36,7 +36,7 @@ def test_audit_json_traces_the_host_rules_and_the_facts_they_read(cli, engine):
     assert {r.id for r in engine.rules.in_scope("audit")} <= set(outcomes)
     downgraded = next(t for t in doc["trace"] if t["rule"] == "audit-pcie-link-downgraded")
     assert downgraded["outcome"] is True and downgraded["facts"]["gpu_link_downgraded"]
-    assert outcomes["audit-nccl-timeout"] is not True
+    assert outcomes["failure-collective-timeout"] is not True
 
 
 def test_audit_trace_includes_the_deployed_layouts_rules(cli, tmp_path):

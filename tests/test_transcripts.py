@@ -283,22 +283,22 @@ def test_an_audit_transcript_replays_without_the_bundle(cli, tmp_path, monkeypat
     assert "transcript recorded" in err
     doc = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
     facts = doc["result"]["replay"]["facts"]
-    assert "audit-custom-allreduce-disabled" in doc["result"]["rules"]
+    assert "failure-custom-allreduce-disabled-topology" in doc["result"]["rules"]
     assert any(f["evidence"] and f["evidence"]["file"] == files[2].name for f in facts.values())
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))))
     assert code == 0 and out.startswith("no change")
     rules = tmp_path / "rules"
     shutil.copytree(rules_dir(), rules)
-    changed = [p for p in rules.glob("*.yaml") if "id: audit-custom-allreduce-disabled\n" in p.read_text()]
+    changed = [p for p in rules.glob("*.yaml") if "id: shortest-topology-path\n" in p.read_text()]
     text = changed[0].read_text()
-    head, tail = text.split("id: audit-custom-allreduce-disabled\n", 1)
+    head, tail = text.split("id: shortest-topology-path\n", 1)
     when = next(line for line in tail.splitlines() if line.strip().startswith("when:"))
-    changed[0].write_text(head + "id: audit-custom-allreduce-disabled\n" + tail.replace(when, when + " and tp > 64", 1))
+    changed[0].write_text(head + "id: shortest-topology-path\n" + tail.replace(when, when + " and tp > 64", 1))
     monkeypatch.setenv("ADVISOR_RULES_DIR", str(rules))
     code, out, _ = cli("replay", str(next((tmp_path / "t").glob("*.json"))), "--fail-on-change")
     assert code == 1
-    assert "rules that no longer fire: audit-custom-allreduce-disabled" in out
-    assert "rules changed: audit-custom-allreduce-disabled" in out
+    assert "rules that no longer fire: shortest-topology-path" in out
+    assert "rules changed: shortest-topology-path" in out
 
 
 def test_an_audit_of_a_catalogue_model_replays_through_the_same_judge(cli, tmp_path):

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from advisor.audit import p2p
 from advisor.audit.accept import suppress
 from advisor.audit.diagnose import Verdict, judge, judge_plan, with_evidence
 from advisor.audit.fleet import audit_fleet
@@ -34,7 +35,7 @@ from advisor.core.facts import Facts, Origin
 from advisor.core.records import AuditResult
 from advisor.errors import InputError
 from advisor.i18n import DEFAULT_LANG
-from advisor.inputs.evidence.reader import Reader
+from advisor.inputs.evidence.reader import PAIRS, Reader
 from advisor.inputs.evidence.registry import READERS, parse_files
 from advisor.kb.rules import SEVERITIES
 
@@ -75,6 +76,7 @@ def audit(
         )
     f, raw, dep = derive(parsed, engine, readers)
     hw = raw["hardware"]
+    pairs = dep.pop(PAIRS)
     layout = layout_of(dep)
     groups = group_facts(f, dep, layout, hw)
     gpu_evidence_fact(f, paths, parsed, readers)
@@ -108,6 +110,7 @@ def audit(
         firings,
         replay=replay_record(f, raw, dep),
         deploy=verdict.deploy,
+        p2p=p2p.as_json(pairs),
     )
     return result.in_lang(lang)
 

@@ -11,13 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from advisor.audit import p2p
 from advisor.core.engine import Engine
 from advisor.core.facts import Facts
 from advisor.core.layouts import Layout
 from advisor.errors import AdvisorError, InputError
 from advisor.inputs.evidence import Evidence, Parsed
 from advisor.inputs.evidence.manifest import host_bundles
-from advisor.inputs.evidence.reader import ALL_RANKS, Reader
+from advisor.inputs.evidence.reader import ALL_RANKS, PAIRS, Reader
 from advisor.inputs.evidence.registry import READERS, contributions
 from advisor.inputs.scenario import check_nvlink, observed_nvlink
 
@@ -39,6 +40,9 @@ def derive(
     place_of = {name: spec.scenario for name, spec in engine.kb.facts.items() if spec.scenario}
     fact_at = {place: name for name, place in place_of.items()}
     for c in contributions(parsed, readers):
+        if c.target == PAIRS:  # every reader's word on peer-to-peer is weighed, not only the first
+            placed.setdefault(PAIRS, []).extend(c.value)
+            continue
         name = c.fact
         if name is not None:
             if c.value is not None and name not in f.values and name in place_of:
@@ -57,9 +61,14 @@ def derive(
     dep = dict(placed.get("deployment") or {})
     if dep.get("ep") == ALL_RANKS:
         dep["ep"] = dep.get("tp", 1) * dep.get("dp", 1)
-    raw = {k: v for k, v in placed.items() if k not in ("deployment", "topology")}
-    raw.setdefault("hardware", {})
-    return f, raw, {**dep, "topology": placed.get("topology") or {}}
+    raw = {k: v for k, v in placed.items() if k not in ("deployment", "topology", PAIRS)}
+    hw = raw.setdefault("hardware", {})
+    topology = placed.get("topology") or {}
+    pairs = p2p.matrix(placed.get(PAIRS) or [], host_gpus(topology, hw), card_has_p2p(engine, hw), topology)
+    p2p.pair_facts(f, pairs)
+    if "p2p" in f.values and "p2p" in place_of and not _has(placed, place_of["p2p"]):
+        _fill(raw, place_of["p2p"], f.values["p2p"])  # the pairs' verdict is the host's, where nothing else says
+    return f, raw, {**dep, "topology": topology, PAIRS: pairs}
 
 
 def whole(value: Any) -> int | None:
@@ -161,6 +170,22 @@ def nvlink_against_catalogue(engine: Engine, parsed: list[Parsed], f: Facts, hw:
     if "nvlink" in f.values:
         f.values["nvlink"] = hw["nvlink"]
     return note
+
+
+def card_has_p2p(engine: Engine, hw: Mapping[str, Any]) -> bool | None:
+    """The catalogue's word on the card's peer-to-peer over PCIe (None: the card is not known, or not said)."""
+    if not hw.get("gpu"):
+        return None
+    try:
+        return engine.kb.find_gpu(str(hw["gpu"])).pcie_p2p
+    except AdvisorError:
+        return None
+
+
+def host_gpus(topology: Mapping[str, Any], hw: Mapping[str, Any]) -> list[int]:
+    """The GPU indices of the host: topo -m's, else as many as the GPUs per node."""
+    gpus = topology.get("gpus") or []
+    return [int(g) for g in gpus] or list(range(whole(hw.get("gpus_per_node")) or 0))
 
 
 def layout_of(dep: Mapping[str, Any]) -> Layout:

@@ -373,6 +373,7 @@ class AuditResult(Struct, frozen=False):
     firings: list[Firing] = field(default_factory=list)  # every rule's outcome: the deployment's, then the host's
     replay: dict[str, Any] = field(default_factory=dict)  # what a transcript keeps to judge the facts again
     deploy: DeployAdvice | None = None  # what the advisor would deploy on this host (a known model only)
+    p2p: dict[str, Any] = field(default_factory=dict)  # peer-to-peer per pair of GPUs: state, why, evidence
 
     def in_lang(self, lang: str) -> AuditResult:
         """The same audit, read in `lang`."""

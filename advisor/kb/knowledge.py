@@ -269,19 +269,54 @@ class Failure(Record):
     id: str = key(doc="lowercase words joined by '-'; its audit rule is failure-ID, its fact failure_ID")
     severity: str = key(choices=("info", "advice", "warning", "error"), doc="how bad a match is")
     topics: tuple[str, ...] = key(doc="the rule topics it belongs to")
-    signature: tuple[str, ...] = key(doc="line patterns (bounded, linear; see advisor.kb.signatures) in any evidence")
+    signature: tuple[str, ...] = key(
+        default=(), doc="line patterns (bounded, linear; see advisor.kb.signatures) beyond its catalogued messages"
+    )
     title: Text = key(doc="a short title, in every language")
     explain: Text = key(doc="what the match means, in every language")
     fix: Text = key(doc="what the thread's resolution did, in every language")
     verify: tuple[str, ...] = key(default=(), doc="commands that show the fix worked")
     versions: Mapping[str, str] = key(default={}, doc="versions the thread reports: nccl, driver, cuda, engine")
     cite: tuple[Citation, ...] = key(doc="the public threads, with the words of their resolution")
+    unless: tuple[str, ...] = key(
+        default=(), doc="failures that explain this one better where they match too ('*': any without `unless: ['*']`)"
+    )
+    unsuppressible: bool = key(default=False, doc="whether a deployment's accepted findings may not silence it")
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     @property
     def fact(self) -> str:
         """The evidence fact a match sets (and the failure's rule reads)."""
         return "failure_" + self.id.replace("-", "_")
+
+
+class Message(Record):
+    """A message GPU software prints, as its own source prints it: the format string at a file and line of
+    a release, and the failure (cause) it stands for. Its pattern follows from the format
+    (advisor.kb.signatures.from_format), so that the catalogue holds the source's words, not a regex."""
+
+    source: str = key(doc="the id of the software's source in knowledge/sources (its release or commit)")
+    file: str = key(doc="the file of the source that prints it, or the page that lists it")
+    format: str = key(doc="the format string, verbatim: printf conversions or Python fields where values go")
+    cause: str = key(doc="the id of the failure of knowledge/failures.yaml it stands for")
+    level: str = key(default="", doc="how it is printed: WARN, INFO, an exception's class, Xid, cudaError")
+    line: int | None = key(default=None, doc="the line of the file that prints it")
+    code: int | None = key(default=None, doc="its number: a CUDA error code, an Xid")
+    name: str = key(default="", doc="its symbolic name: cudaErrorNoDevice, an Xid's mnemonic")
+    note: str = key(default="", doc="what the source shows around it: the values, a macro, other causes")
+    where: str = key(default="", source=WHERE, doc="file:line of the entry")
+
+    @property
+    def locator(self) -> str:
+        """Where the source prints it, as a citation names it."""
+        return f"{self.file}:{self.line}" if self.line else (f"{self.name or self.level} {self.code}".strip())
+
+    @property
+    def pattern(self) -> str | None:
+        """The line pattern of its format (None: too little literal text to match on its own)."""
+        from advisor.kb.signatures import from_format
+
+        return from_format(self.format)
 
 
 class Conflict(Record):
@@ -501,6 +536,7 @@ class Knowledge(Struct, frozen=False):
     questions: dict[str, Question] = field(default_factory=dict)
     measurements: dict[str, Measurement] = field(default_factory=dict)
     failures: dict[str, Failure] = field(default_factory=dict)
+    messages: tuple[Message, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -609,6 +645,9 @@ def load(root: Path | None = None) -> Knowledge:
                 raise KnowledgeError(f"duplicate fact {name!r}", where=str(path))
             kb.facts[name] = read(FactSpec, raw, f"{path} fact {name}", name=name)
     _facts_of_fields(kb, root / "fields.yaml")
+    kb.messages = tuple(
+        read(Message, raw, where) for path in _files(root, "messages") for raw, where in _entries(path, "messages")
+    )
     _facts_of_failures(kb)
     for path in _files(root, "settings"):
         data = load_file(path, KnowledgeError)
@@ -639,7 +678,29 @@ def load_failures(root: Path | None = None) -> tuple[Failure, ...]:
     )
 
 
+def load_messages(root: Path | None = None) -> tuple[Message, ...]:
+    """The message catalogue alone (knowledge/messages.yaml)."""
+    root = root or knowledge_dir()
+    return tuple(
+        read(Message, raw, where) for path in _files(root, "messages") for raw, where in _entries(path, "messages")
+    )
+
+
+def signatures(
+    failures: Iterable[Failure], messages: Iterable[Message]
+) -> tuple[tuple[Failure, tuple[tuple[str, Message | None], ...]], ...]:
+    """Each failure with its line patterns: those it states, then those of the messages that stand for
+    it, each with the message it comes from (None for a stated one)."""
+    of: dict[str, list[tuple[str, Message | None]]] = {}
+    for m in messages:
+        if m.pattern is not None:
+            of.setdefault(m.cause, []).append((m.pattern, m))
+    return tuple((f, tuple((p, None) for p in f.signature) + tuple(of.get(f.id, ()))) for f in failures)
+
+
 MATCHED = {"en": "its signature matched in the evidence", "de": "seine Signatur steht in der Evidenz"}
+ANY_FAILURE = "*"
+SPECIFIC_FAILURE = "failure_specific_seen"  # true where a failure without unless: ['*'] matched
 
 
 def _facts_of_failures(kb: Knowledge) -> None:
@@ -647,9 +708,30 @@ def _facts_of_failures(kb: Knowledge) -> None:
     one entry of knowledge/failures.yaml: its fact, reader pattern and audit rule all follow from it."""
     from advisor.kb.signatures import problem
 
+    for m in kb.messages:
+        if m.cause not in kb.failures:
+            raise KnowledgeError(
+                f"message {m.format[:50]!r} stands for an unknown failure {m.cause!r}",
+                where=m.where,
+                hint=closest(m.cause, kb.failures),
+            )
+        why = "holds too little literal text to match" if m.pattern is None else problem(m.pattern)
+        if why:
+            raise KnowledgeError(f"message {m.format[:50]!r} {why}", where=m.where)
+    said = {m.cause for m in kb.messages}
     for failure in kb.failures.values():
-        if not failure.signature:  # a failure no line can match would never be reported
-            raise KnowledgeError(f"failure {failure.id!r}: signature needs at least one pattern", where=failure.where)
+        for other in failure.unless:
+            if other != ANY_FAILURE and other not in kb.failures:
+                raise KnowledgeError(
+                    f"failure {failure.id!r}: unless names an unknown failure {other!r}",
+                    where=failure.where,
+                    hint=closest(other, kb.failures),
+                )
+        if not failure.signature and failure.id not in said:  # a failure no line can match would never be reported
+            raise KnowledgeError(
+                f"failure {failure.id!r}: needs a signature pattern or a message of knowledge/messages.yaml",
+                where=failure.where,
+            )
         for pattern in failure.signature:
             why = problem(pattern)
             if why:
@@ -662,6 +744,14 @@ def _facts_of_failures(kb: Knowledge) -> None:
         kb.facts[failure.fact] = read(
             FactSpec, {"kind": "evidence", "type": "bool", "doc": doc}, failure.where, name=failure.fact
         )
+    doc = {
+        "en": "A catalogued failure that explains itself matched the evidence (one no other failure explains better).",
+        "de": "Ein katalogisierter Fehler, der für sich spricht, steht in der Evidenz "
+        "(keiner, den ein anderer besser erklärt).",
+    }
+    kb.facts[SPECIFIC_FAILURE] = read(
+        FactSpec, {"kind": "evidence", "type": "bool", "doc": doc}, "", name=SPECIFIC_FAILURE
+    )
 
 
 # The fact type of each field type of knowledge/fields.yaml (the first where a field admits two).

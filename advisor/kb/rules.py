@@ -8,14 +8,14 @@ layouts, and its citations. Loading refuses a broken rule base with file, line a
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from advisor.errors import AdvisorError, RuleBaseError
 from advisor.i18n import LANGS, Text
 from advisor.kb.expr import Expression, parse
-from advisor.kb.knowledge import Citation, Failure, Knowledge
+from advisor.kb.knowledge import ANY_FAILURE, SPECIFIC_FAILURE, Citation, Failure, Knowledge, Message
 from advisor.kb.paths import rules_dir
 from advisor.kb.schema import Record, key
 from advisor.structs import Struct, field
@@ -273,14 +273,39 @@ def _selection(raw: Any, where: str, kb: Knowledge) -> dict[str, tuple[SortKey, 
 VERSIONS = {"en": "Reported with", "de": "Gemeldet mit"}
 
 
-def _failure_rule(failure: Failure) -> dict[str, Any]:
+CITED_MESSAGES = 3  # a failure's rule cites the source of its first messages; `advisor rules show` lists all
+
+
+def _failure_when(failure: Failure, failures: Mapping[str, Failure]) -> str:
+    """A failure's condition: its fact, and none of the failures that explain it better ('*': any that
+    explains itself, the fact the failure reader sets for them)."""
+    better = [
+        SPECIFIC_FAILURE if u == ANY_FAILURE else failures[u].fact
+        for u in failure.unless
+        if u in failures or u == ANY_FAILURE
+    ]
+    if not better:
+        return failure.fact
+    return f"{failure.fact} and not ({' or '.join(f'known({b})' for b in better)})"
+
+
+def _failure_rule(
+    failure: Failure, messages: Sequence[Message] = (), kb_failures: Mapping[str, Failure] | None = None
+) -> dict[str, Any]:
     """The audit rule of a catalogued failure (knowledge/failures.yaml): it fires where the failure's
-    signature matched a line of the evidence, and says the versions the thread reported it with."""
+    signature or one of its messages matched a line of the evidence, cites the software that prints the
+    messages, and says the versions the thread reported it with."""
     versions = ", ".join(f"{k} {v}" for k, v in failure.versions.items())
     explain = {
         lang: failure.explain.get(lang) + (f" {VERSIONS[lang]}: {versions}." if versions else "") for lang in LANGS
     }
     cite = [{"source": c.source, "locator": c.locator, "quote": c.quote} for c in failure.cite]
+    cited = {(c["source"], c["locator"]) for c in cite}
+    cite += [
+        {"source": m.source, "locator": m.locator}
+        for m in messages[:CITED_MESSAGES]
+        if (m.source, m.locator) not in cited
+    ]
     texts = {lang: failure.title.get(lang) for lang in LANGS}
     return {
         "id": f"failure-{failure.id}",
@@ -288,13 +313,14 @@ def _failure_rule(failure: Failure) -> dict[str, Any]:
         "severity": failure.severity,
         "topics": list(failure.topics),
         "scope": "audit",
-        "when": failure.fact,
+        "when": _failure_when(failure, kb_failures or {}),
         "explain": explain,
         "fix": {lang: failure.fix.get(lang) for lang in LANGS},
         "verify": list(failure.verify),
         "cite": cite,
         "doc": {"what": texts, "why": {lang: failure.explain.get(lang) for lang in LANGS}, "example": texts},
         "cases": {"fires": [{"facts": {failure.fact: True}}], "quiet": [{"facts": {failure.fact: False}}]},
+        "unsuppressible": failure.unsuppressible,
     }
 
 
@@ -327,7 +353,10 @@ def load(kb: Knowledge, root: Path | None = None) -> RuleBase:
             raise RuleBaseError("'rules' must be a list", where=str(path))
         raw_rules += [(r, str(path)) for r in rules]
     # the catalogue's rules come first, so that the rules of the files keep the order of their files
-    raw_rules = [(_failure_rule(f), f.where) for f in kb.failures.values()] + raw_rules
+    said: dict[str, list[Message]] = {}
+    for m in kb.messages:
+        said.setdefault(m.cause, []).append(m)
+    raw_rules = [(_failure_rule(f, said.get(f.id, []), kb.failures), f.where) for f in kb.failures.values()] + raw_rules
     for raw, where in raw_rules:
         rule = _rule(raw, where, kb, base.topics)
         if rule.id in base.rules:

@@ -77,6 +77,7 @@ def audit(result: AuditResult) -> dict[str, Any]:
         "unknowns": [unknown_dict(u) for u in result.unknowns],
         "summary": result.summary(),
         "deploy": deploy(result.deploy) if result.deploy else None,
+        "p2p": result.p2p,
         "trace": trace(result.firings),
     }
 

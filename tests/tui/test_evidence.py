@@ -61,7 +61,9 @@ def test_audit_command_lists_findings(build):
         path = AUDIT_DATA / "log_03_vllm_watchdog_allreduce_timeout_600s.txt"
         reply = await say(pilot, f"/audit {path}")
         assert reply.kind == "audit" and f"**Audit of {path}**" in reply.text
-        assert "(engine-log)" in reply.text and "`audit-nccl-timeout`" in reply.text and "*error*" in reply.text
+        assert (
+            "(known-failure)" in reply.text and "`failure-collective-timeout`" in reply.text and "*error*" in reply.text
+        )
         assert app.chat.last.question.fact == "model"  # the consultation goes on where it was
 
     drive(app, script)

@@ -30,6 +30,31 @@ class Evidence:
         return {"file": self.file, "line": self.line, "text": self.text}
 
 
+PAIR_STATES = ("ok", "capable", "shm", "unsupported", "blocked", "broken")
+ALL_PAIRS = "*"
+
+
+@dataclass(frozen=True)
+class PairState:
+    """What one piece of evidence says of peer-to-peer between two GPUs: `pair` "0-1" (ALL_PAIRS: every
+    pair of the host), a state of PAIR_STATES (ok: transfers work; capable: the driver says they could;
+    shm: NCCL chose shared memory instead; unsupported: the cards or the platform have no P2P by design;
+    blocked: P2P is possible but the platform turns it away; broken: transfers hang, fail or corrupt),
+    how strong the evidence is (1: what the card or platform is known to do, 2: the driver's or NCCL's
+    claim, 3: a transfer that was made or measured), its line and why, in words."""
+
+    pair: str
+    state: str
+    strength: int
+    evidence: Evidence | None
+    why: str
+
+
+def pair_key(a: int, b: int) -> str:
+    """The key of the pair of two GPU indices, the smaller first."""
+    return f"{min(a, b)}-{max(a, b)}"
+
+
 @dataclass
 class Parsed:
     """What one parser read from one file."""

@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from advisor.inputs.evidence import Parsed, clean, gap
-from advisor.inputs.evidence.reader import Contribution, Reader, fact
+from advisor.inputs.evidence import ALL_PAIRS, PairState, Parsed, clean, gap
+from advisor.inputs.evidence.reader import PAIRS, Contribution, Reader, fact, pairs
 
+# NCCL's troubleshooting guide counts any of these '+' in ACSCtl as ACS enabled on the bridge
 ACS_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl")
 ACS_ON = re.compile(r"\b(" + "|".join(ACS_FLAGS) + r")\+")
+# of those, the controls that turn peer-to-peer away (PCIe base spec, ACS): request and completion redirect
+# send a peer's traffic up to the root complex, egress control blocks it; source validation alone checks
+# the requester's ID and leaves P2P between peers as it is
+ACS_REDIRECT = frozenset(("ReqRedir", "CmpltRedir", "EgressCtrl"))
 
 
 KERNEL_PARAMS = (
@@ -106,6 +111,11 @@ def parse_cmdline(text: str, file: str) -> Parsed:
 
 
 _FAULT = re.compile(r"AMD-Vi: Event logged \[IO_PAGE_FAULT|DMAR: \[DMA (Read|Write)\]")
+# the device of a fault: "nvidia 0000:0a:00.0: AMD-Vi: ..." (driver and address) or "Request device [0a:00.0]"
+_FAULT_DEVICE = re.compile(
+    r"(?:(\w{1,32}) )?((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): AMD-Vi"
+    r"|Request device \[([0-9a-fA-F:.]{7,14})\]"
+)
 _DOMAIN = re.compile(r"iommu: Default domain type: (\w+)")
 _ENABLED = re.compile(
     r"DMAR: IOMMU enabled|AMD-Vi: " + gap("AMD-Vi:") + r"(Found IOMMU|Interrupt remapping enabled)|Intel-IOMMU: enabled"
@@ -141,6 +151,7 @@ def parse_dmesg(text: str, file: str) -> Parsed:
             out.at("virtualized", no, line)
     if faults:
         data["iommu_faults"] = len(faults)
+        data["fault_devices"] = _fault_devices(faults)
         if "iommu" not in data:
             data["iommu"] = "translated"
             out.at("iommu", *faults[0])
@@ -150,6 +161,16 @@ def parse_dmesg(text: str, file: str) -> Parsed:
     if not data:
         out.notes.append("no IOMMU or hypervisor lines found")
     return out
+
+
+def _fault_devices(faults: list[tuple[int, str]]) -> list[dict[str, str]]:
+    """The devices the IOMMU's faults name, each once: its PCI address and, where logged, its driver."""
+    seen: dict[str, str] = {}
+    for _no, line in faults:
+        m = _FAULT_DEVICE.search(line)
+        if m:
+            seen.setdefault(m.group(2) or m.group(3), m.group(1) or "")
+    return [{"address": a, "driver": d} for a, d in seen.items()]
 
 
 def parse_lspci(text: str, file: str) -> Parsed:
@@ -229,18 +250,38 @@ def cmdline_facts(parsed: Parsed) -> Iterator[Contribution]:
 
 
 def dmesg_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """The IOMMU mode the kernel logged, and a hypervisor if it saw one."""
-    if parsed.data.get("iommu"):
-        yield fact("iommu", parsed.data["iommu"], parsed.evidence.get("iommu"))
-    if parsed.data.get("virtualized"):
-        yield fact("virtualized", True, parsed.evidence.get("virtualized"))
+    """The IOMMU mode the kernel logged, a hypervisor if it saw one, and the DMA faults the IOMMU logged
+    for GPUs (devices the nvidia driver owns, or any device where the line names no driver): each one a
+    transfer the IOMMU dropped, so peer-to-peer between the GPUs is broken while it translates."""
+    data, ev = parsed.data, parsed.evidence
+    if data.get("iommu"):
+        yield fact("iommu", data["iommu"], ev.get("iommu"))
+    if data.get("virtualized"):
+        yield fact("virtualized", True, ev.get("virtualized"))
+    gpus = [d for d in data.get("fault_devices", []) if d["driver"] in ("nvidia", "")]
+    if data.get("iommu_faults") and (gpus or not data.get("fault_devices")):
+        where = ev.get("iommu")
+        yield fact("iommu_gpu_faults", int(data["iommu_faults"]), where)
+        named = ", ".join(f"{d['driver']} {d['address']}".strip() for d in gpus)
+        if named:
+            yield fact("iommu_fault_devices", named, where)
+        why = f"the IOMMU logged {data['iommu_faults']} DMA faults" + (f" for {named}" if named else "")
+        yield pairs([PairState(ALL_PAIRS, "broken", 3, where, why)])
 
 
 def lspci_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """ACS on the bridges (enabled on any, or checked and off on all), and GPU links trained down."""
+    """ACS on the bridges (redirect or egress control on any: enabled; checked and off on all: disabled),
+    how many bridges redirect, and GPU links trained down."""
     if parsed.data.get("acs_enabled_bridges"):
-        first = parsed.data["acs_enabled_bridges"][0]
-        yield fact("acs", "enabled", parsed.evidence.get(f"acs:{first}"))
+        bridges = parsed.data["acs_enabled_bridges"]
+        yield fact("acs", "enabled", parsed.evidence.get(f"acs:{bridges[0]}"))
+        redirect = [d for d in parsed.data["devices"] if ACS_REDIRECT & set(d.get("acs_flags", []))]
+        if redirect:
+            where = parsed.evidence.get(f"acs:{redirect[0]['address']}")
+            yield fact("acs_redirect_bridges", len(redirect), where)
+            flags = sorted({f for d in redirect for f in d["acs_flags"] if f in ACS_REDIRECT})
+            why = f"ACS {'+ '.join(flags)}+ on {len(redirect)} PCIe bridge(s): P2P redirected to the root complex"
+            yield pairs([PairState(ALL_PAIRS, "blocked", 1, where, why)])
     elif parsed.data.get("acs_checked"):
         yield fact("acs", "disabled")
     slow = [g["address"] for g in parsed.data.get("gpus", []) if g.get("downgraded")]
@@ -249,5 +290,17 @@ def lspci_facts(parsed: Parsed) -> Iterator[Contribution]:
 
 
 CMDLINE = Reader("cmdline", looks_like_cmdline, parse_cmdline, cmdline_facts, yields=("fact:iommu",))
-DMESG = Reader("dmesg", looks_like_dmesg, parse_dmesg, dmesg_facts, yields=("fact:iommu", "fact:virtualized"))
-LSPCI = Reader("lspci", looks_like_lspci, parse_lspci, lspci_facts, yields=("fact:acs", "fact:gpu_link_downgraded"))
+DMESG = Reader(
+    "dmesg",
+    looks_like_dmesg,
+    parse_dmesg,
+    dmesg_facts,
+    yields=("fact:iommu", "fact:virtualized", "fact:iommu_gpu_faults", "fact:iommu_fault_devices", PAIRS),
+)
+LSPCI = Reader(
+    "lspci",
+    looks_like_lspci,
+    parse_lspci,
+    lspci_facts,
+    yields=("fact:acs", "fact:acs_redirect_bridges", "fact:gpu_link_downgraded", PAIRS),
+)

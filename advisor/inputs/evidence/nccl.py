@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from advisor.inputs.evidence import Evidence, Parsed, clean, gap
-from advisor.inputs.evidence.reader import Contribution, Reader, fact
+from advisor.inputs.evidence import ALL_PAIRS, Evidence, PairState, Parsed, clean, gap, pair_key
+from advisor.inputs.evidence.reader import PAIRS, Contribution, Reader, fact, pairs
 from advisor.kb.signatures import matching_lines
 
 ROW = re.compile(
@@ -27,16 +27,8 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_p2p_disabled": re.compile(r"p2p is disabled|nccl_p2p_disable set|p2p (is )?not supported"),
     "nccl_warn": re.compile(r"NCCL WARN"),
     "nccl_p2p_level": re.compile(r"NCCL_P2P_LEVEL set by environment to (\w+)"),
-    "nccl_timeout": re.compile(
-        r"watchdog caught collective operation timeout|nccl (communicator|operation)" + gap("nccl ") + r"timed? ?out"
-        r"|collective operation timeout"
-    ),
     "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices"),
-    "custom_allreduce_disabled": re.compile(r"custom ?all ?reduce(v2)? is disabled"),
-    "oom": re.compile(
-        r"cuda out of memory|outofmemoryerror|no available memory for the cache blocks|out of memory"
-        r"|available kv cache memory: -"
-    ),
+    "illegal_access": re.compile(r"an illegal memory access was encountered|cudaerrorillegaladdress"),
 }
 # the patterns written in lower case match the lower-cased text: a case-insensitive regex cannot skip
 # ahead to its first letter and costs several times more on a long file
@@ -176,20 +168,23 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     return out
 
 
-def _matrix_mean(lines: list[str], title: str) -> float | None:
-    """Mean of the off-diagonal cells of a p2pBandwidthLatencyTest matrix, by its title line."""
+def _matrix(lines: list[str], title: str) -> tuple[dict[tuple[int, int], float], int | None]:
+    """The off-diagonal cells of a p2pBandwidthLatencyTest matrix by (row, column), and the line number of
+    its title (None: the matrix is not there)."""
     start = next((i for i, line in enumerate(lines) if line.strip().startswith(title)), None)
     if start is None:
-        return None
-    cells: list[float] = []
+        return {}, None
+    cells: dict[tuple[int, int], float] = {}
     for line in lines[start + 2 :]:
         tokens = line.split()
         if not tokens or not re.fullmatch(r"[0-9]{1,6}", tokens[0]):  # str.isdigit() also takes '²'
             break
         row = int(tokens[0])
-        # one number per cell: a damaged capture may run two together ("20.10.22")
-        cells += [float(v) for j, v in enumerate(tokens[1:]) if j != row and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", v)]
-    return sum(cells) / len(cells) if cells else None
+        for col, value in enumerate(tokens[1:]):
+            # one number per cell: a damaged capture may run two together ("20.10.22")
+            if col != row and re.fullmatch(r"[0-9]{1,9}(?:\.[0-9]{1,9})?", value):
+                cells[(row, col)] = float(value)
+    return cells, start + 1
 
 
 def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list[tuple[int, int]], out: Parsed) -> None:
@@ -206,12 +201,16 @@ def _connectivity(lines: list[str], allowed: list[tuple[int, int]], denied: list
         for b, flag in enumerate(cells[1:]):
             if a != b:
                 (allowed if flag == "1" else denied).append((a, b))
-                if flag != "1":
-                    out.at(f"denied:{a}-{b}", no, line)
+                out.at(f"{'allowed' if flag == '1' else 'denied'}:{a}-{b}", no, line)
+
+
+ENABLED = "Unidirectional P2P=Enabled Bandwidth"
+DISABLED = "Unidirectional P2P=Disabled Bandwidth Matrix"
 
 
 def parse_p2p_test(text: str, file: str) -> Parsed:
-    """Which device pairs can access each other, and whether P2P writes beat copies through the host."""
+    """Which device pairs can access each other, and whether P2P writes beat copies through the host,
+    pair by pair; a run that stopped before its first bandwidth figure is said so."""
     out = Parsed("p2p-bandwidth-test", file)
     denied: list[tuple[int, int]] = []
     allowed: list[tuple[int, int]] = []
@@ -221,36 +220,40 @@ def parse_p2p_test(text: str, file: str) -> Parsed:
         if m:
             pair = (int(m.group(1)), int(m.group(3)))
             (allowed if m.group(2) == "CAN" else denied).append(pair)
-            if m.group(2) == "CANNOT":
-                out.at(f"denied:{pair[0]}-{pair[1]}", no, line)
+            out.at(f"{'allowed' if m.group(2) == 'CAN' else 'denied'}:{pair[0]}-{pair[1]}", no, line)
     if not allowed and not denied:
         _connectivity(lines, allowed, denied, out)
-    disabled = _matrix_mean(lines, "Unidirectional P2P=Disabled Bandwidth Matrix")
-    enabled = _matrix_mean(lines, "Unidirectional P2P=Enabled Bandwidth")
+    disabled, _disabled_at = _matrix(lines, DISABLED)
+    enabled, enabled_at = _matrix(lines, ENABLED)
     data: dict[str, object] = {
         "denied": [f"{a}-{b}" for a, b in denied],
         "allowed": [f"{a}-{b}" for a, b in allowed],
-        "p2p": "broken" if denied else ("ok" if allowed else None),
-        "disabled_gbs": disabled,
-        "enabled_gbs": enabled,
+        "measured": {f"{a}-{b}": [enabled[(a, b)], disabled[(a, b)]] for (a, b) in enabled if (a, b) in disabled},
+        "disabled_gbs": sum(disabled.values()) / len(disabled) if disabled else None,
+        "enabled_gbs": sum(enabled.values()) / len(enabled) if enabled else None,
     }
-    if enabled is not None and disabled is not None and not denied:
-        data["p2p"] = "ok" if enabled > disabled * 1.2 else "broken"
-        if data["p2p"] == "broken":
-            no = next(i for i, line in enumerate(lines, 1) if line.strip().startswith("Unidirectional P2P=Enabled"))
-            out.at(
-                "slow-p2p",
-                no,
-                f"{lines[no - 1].strip()} (mean {enabled:.1f} GB/s against {disabled:.1f} GB/s with P2P disabled)",
-            )
-    if data["p2p"] is None:
+    if enabled_at:
+        out.at("enabled", enabled_at, lines[enabled_at - 1])
+    if (allowed or denied) and not enabled:
+        # the capability check ran, then no P2P bandwidth figure: the run stopped (or the paste was cut)
+        last = max((i for i, line in enumerate(lines, 1) if line.strip()), default=1)
+        data["stopped"] = True
+        out.at("stopped", last, lines[last - 1])
+    if not (allowed or denied or data["measured"]):
         out.notes.append("neither 'CAN/CANNOT Access Peer' lines nor both bandwidth matrices found")
-    out.data = data if any(v not in (None, []) for v in data.values()) else {}  # nothing read: not this output
+    out.data = data if any(v not in (None, [], {}) for v in data.values()) else {}  # nothing read: not this output
     return out
 
 
+# the GPUs of a channel line: rank[cudaDev] -> rank[cudaDev] ... via TRANSPORT (P2P/IPC, SHM/direct/direct)
+TRANSPORT = re.compile(
+    r"\d{1,6}\[(\d{1,4})\] -> \d{1,6}\[(\d{1,4})\](?: \[(?:send|receive)\])? via (P2P|SHM)/([A-Za-z0-9/_-]{0,40})"
+)
+
+
 def parse_log(text: str, file: str) -> Parsed:
-    """Which known events the log shows (how many lines each), each with its first line."""
+    """Which known events the log shows (how many lines each), each with its first line, and the transport
+    NCCL chose between each pair of GPUs of the host (P2P or SHM) with the first line that shows it."""
     out = Parsed("engine-log", file)
     text = clean(text)
     lowered = text.lower()  # the same lines: lower() never adds or removes a line end
@@ -260,16 +263,17 @@ def parse_log(text: str, file: str) -> Parsed:
         for no, _line, _column in matching_lines(pattern, lowered if key in ANY_CASE else text):
             seen[key] = seen.get(key, 0) + 1
             out.at(key, no, lines[no - 1])
-    out.data = {"events": seen}
+    transports: dict[str, str] = {}
+    if seen.get("nccl_p2p") or seen.get("nccl_shm"):
+        for no, line in enumerate(lines, 1):
+            m = TRANSPORT.search(line) if " via " in line else None
+            if m and m.group(1) != m.group(2):
+                key = pair_key(int(m.group(1)), int(m.group(2)))
+                if key not in transports:
+                    transports[key] = f"{m.group(3)}/{m.group(4)}".rstrip("/")
+                    out.at(f"transport:{key}", no, line)
+    out.data = {"events": seen, "transports": transports}
     return out
-
-
-LOG_FACTS = {
-    "nccl_timeout": "log_nccl_timeout",
-    "peer_access_unsupported": "log_peer_access_unsupported",
-    "custom_allreduce_disabled": "log_custom_allreduce_disabled",
-    "oom": "log_oom",
-}
 
 
 def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
@@ -283,27 +287,55 @@ def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
 
 
 def p2p_test_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """Whether peer-to-peer works, as the CUDA sample found."""
-    if parsed.data.get("p2p"):
-        yield fact("p2p", parsed.data["p2p"], next(iter(parsed.evidence.values()), None))
+    """What the CUDA sample found pair by pair: the driver's claim (CAN / CANNOT Access Peer), and where it
+    measured both, whether P2P copies beat copies through the host; whether it stopped before measuring."""
+    data, ev = parsed.data, parsed.evidence
+    found = [
+        PairState(pair_key(*map(int, k.split("-"))), "capable", 2, ev.get(f"allowed:{k}"), "CAN Access Peer")
+        for k in data.get("allowed", [])
+    ]
+    found += [
+        PairState(pair_key(*map(int, k.split("-"))), "unsupported", 2, ev.get(f"denied:{k}"), "CANNOT Access Peer")
+        for k in data.get("denied", [])
+    ]
+    for key, (on, off) in sorted((data.get("measured") or {}).items()):
+        a, b = map(int, key.split("-"))
+        faster = on > off * 1.2
+        why = f"P2P copies {on:g} GB/s against {off:g} GB/s with P2P disabled (p2pBandwidthLatencyTest, {a}->{b})"
+        found.append(PairState(pair_key(a, b), "ok" if faster else "blocked", 3, ev.get("enabled"), why))
+    yield pairs(found)
+    if data.get("stopped"):
+        yield fact("p2p_test_stopped", True, ev.get("stopped"))
 
 
 def log_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """The events the log shows, and what its peer-access and NCCL channel lines say of P2P."""
-    events, ev = parsed.data.get("events", {}), parsed.evidence
-    for event, name in LOG_FACTS.items():
-        if events.get(event):
-            yield fact(name, True, ev.get(event))
+    """The NCCL_P2P_LEVEL the log shows, and what its peer-access and NCCL channel lines say of P2P (the
+    failures a log shows are the message catalogue's: advisor.inputs.evidence.failures)."""
+    ev = parsed.evidence
     level_line = ev.get("nccl_p2p_level")
     found = LOG_PATTERNS["nccl_p2p_level"].search(level_line.text) if level_line else None
     level = p2p_level(found.group(1)) if found else None
     if level is not None:
         yield fact("nccl_p2p_level", level[0], level_line)
         yield fact("nccl_p2p_level_rank", level[1], level_line)
+    yield pairs(_transport_states(parsed))
+
+
+def _transport_states(parsed: Parsed) -> list[PairState]:
+    """What the log says of P2P between pairs: NCCL's transport for each, peer access refused, or an
+    illegal memory access after NCCL set up P2P (the P2P path corrupts what it moves)."""
+    events, ev = parsed.data.get("events", {}), parsed.evidence
+    found = []
+    for key, transport in sorted((parsed.data.get("transports") or {}).items()):
+        state, strength = ("ok", 3) if transport.startswith("P2P") else ("shm", 2)
+        found.append(PairState(key, state, strength, ev.get(f"transport:{key}"), f"NCCL connects them via {transport}"))
     if events.get("peer_access_unsupported"):
-        yield fact("p2p", "broken", ev.get("peer_access_unsupported"))
-    elif events.get("nccl_p2p"):
-        yield fact("p2p", "ok", ev.get("nccl_p2p"))
+        why = "CUDA refuses peer access between the devices"
+        found.append(PairState(ALL_PAIRS, "unsupported", 3, ev.get("peer_access_unsupported"), why))
+    if events.get("illegal_access") and events.get("nccl_p2p"):
+        why = "an illegal memory access after NCCL set up P2P between the GPUs"
+        found.append(PairState(ALL_PAIRS, "broken", 3, ev.get("illegal_access"), why))
+    return found
 
 
 ALLREDUCE = Reader(
@@ -315,7 +347,12 @@ ALLREDUCE = Reader(
     gpu_evidence=True,
 )
 P2P_TEST = Reader(
-    "p2p-bandwidth-test", looks_like_p2p_test, parse_p2p_test, p2p_test_facts, yields=("fact:p2p",), gpu_evidence=True
+    "p2p-bandwidth-test",
+    looks_like_p2p_test,
+    parse_p2p_test,
+    p2p_test_facts,
+    yields=(PAIRS, "fact:p2p_test_stopped"),
+    gpu_evidence=True,
 )
 LOG = Reader(
     "engine-log",
@@ -323,9 +360,8 @@ LOG = Reader(
     parse_log,
     log_facts,
     yields=(
-        *(f"fact:{name}" for name in LOG_FACTS.values()),
         "fact:nccl_p2p_level",
         "fact:nccl_p2p_level_rank",
-        "fact:p2p",
+        PAIRS,
     ),
 )

@@ -19,6 +19,9 @@ A contribution is a target, a value and the line it was read from (`Evidence`, o
   host fact of that place (the topology's NVLink setting: a fact only where no plan names one).
   `names` (for `model`): other names the catalogue may know the model by, tried after the value.
   `ALL_RANKS` as `deployment.ep` means expert parallel over every TP x DP rank of the layout.
+- `p2p_pairs`: what the file says of peer-to-peer between pairs of GPUs (a tuple of PairState); unlike
+  every other target these are not first-wins: every reader's observations are kept and weighed
+  together (advisor.audit.p2p).
 
 Precedence: an earlier, more direct source wins. The first contribution to a target sets it:
 readers in the order of READERS (the plan first), files in the order given, contributions in the
@@ -37,6 +40,7 @@ from typing import Any
 from advisor.inputs.evidence import Evidence, Parsed
 
 FACT = "fact:"
+PAIRS = "p2p_pairs"
 PLACES = ("model", "engine", "precision", "kv_cache_dtype", "hardware", "workload", "deployment", "topology")
 ALL_RANKS = "all"
 
@@ -74,6 +78,11 @@ class Reader:
     yields: tuple[str, ...]
     first_only: bool = False
     gpu_evidence: bool = False  # what it reads comes only from a host whose NVIDIA GPUs answered
+
+
+def pairs(observations: Iterable[Any]) -> Contribution:
+    """A contribution of peer-to-peer observations (PairState) between pairs of GPUs."""
+    return Contribution(PAIRS, tuple(observations))
 
 
 def is_place(target: str) -> bool:

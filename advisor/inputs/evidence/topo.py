@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterator
 from itertools import combinations
 
-from advisor.inputs.evidence import Evidence, Parsed, clean
-from advisor.inputs.evidence.reader import Contribution, Reader, fact
+from advisor.inputs.evidence import Evidence, PairState, Parsed, clean, pair_key
+from advisor.inputs.evidence.reader import PAIRS, Contribution, Reader, fact, pairs
 
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
 MAX_NVLINKS = 36  # links between two GPUs: NV18 on NVLink 4 and 5 (H100, B200), twice that allowed for what comes
@@ -288,12 +288,15 @@ def topo_facts(parsed: Parsed) -> Iterator[Contribution]:
         )  # either direction: a matrix copied in part need not be symmetric
         if counts[0] < counts[-1] and weak:
             first = weak[0][0]
-            pairs = ", ".join(f"GPU{a}-GPU{b}" for a, b in weak)
-            yield fact("nvlink_weak_pairs", pairs, ev.get(f"row:{first}"))
-        linked = {frozenset(pair.split("-")) for pair in nv}
-        if len(gpus) > 1 and len(linked) == len(gpus) * (len(gpus) - 1) // 2:
-            # every pair on NVLink: peer-to-peer works between any two, unless a direct test says otherwise
-            yield fact("p2p", "ok", ev.get("row:0"), fallback=True)
+            named = ", ".join(f"GPU{a}-GPU{b}" for a, b in weak)
+            yield fact("nvlink_weak_pairs", named, ev.get(f"row:{first}"))
+        # a pair on NVLink has peer-to-peer over it, unless a transfer between them says otherwise
+        yield pairs(
+            PairState(
+                pair_key(*map(int, pair.split("-"))), "ok", 2, ev.get(f"row:{pair.split('-')[0]}"), f"NV{n} in topo -m"
+            )
+            for pair, n in sorted(nv.items())
+        )
     sockets = socket_groups(data.get("paths") or {}, [int(g) for g in gpus])
     if len(sockets) > 1 and len({len(grp) for grp in sockets}) == 1:
         # equal groups joined only over SYS: the GPUs of one CPU socket each (uneven ones are not modelled)
@@ -302,9 +305,28 @@ def topo_facts(parsed: Parsed) -> Iterator[Contribution]:
     yield Contribution("topology", {**data, "evidence": ev})
 
 
+# what the driver's topo -p2p legend means for a pair (nvidia-smi topo -h): OK, or why P2P is not supported
+P2P_STATES = {
+    "OK": ("ok", "the driver reports P2P (topo -p2p: OK)"),
+    "NS": ("unsupported", "the driver reports no P2P (topo -p2p: NS, not supported)"),
+    "GNS": ("unsupported", "the driver reports the GPU does not support P2P (topo -p2p: GNS)"),
+    "TNS": ("unsupported", "the driver reports the topology does not support P2P (topo -p2p: TNS)"),
+    "CNS": ("blocked", "the driver reports the chipset does not support P2P between them (topo -p2p: CNS)"),
+    "DR": ("blocked", "P2P is disabled by a driver registry key (topo -p2p: DR)"),
+}
+
+
 def p2p_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """Whether peer-to-peer works between every pair the matrix shows."""
-    yield fact("p2p", "ok" if parsed.data["all_ok"] else "broken", next(iter(parsed.evidence.values()), None))
+    """What the driver says of peer-to-peer for each pair the matrix shows."""
+    found = []
+    for key, cell in sorted(parsed.data["p2p"].items()):
+        state = P2P_STATES.get(cell)
+        if state is None:
+            continue  # U: unknown
+        a, b = map(int, key.split("-"))
+        where = parsed.evidence.get(f"p2p:{key}") or parsed.evidence.get(f"row:{a}")
+        found.append(PairState(pair_key(a, b), state[0], 2, where, state[1]))
+    yield pairs(found)
 
 
 TOPO = Reader(
@@ -320,9 +342,9 @@ TOPO = Reader(
         "fact:nvlink_min_links",
         "fact:nvlink_max_links",
         "fact:nvlink_weak_pairs",
-        "fact:p2p",
+        PAIRS,
         "fact:gpus_per_socket",
         "topology",
     ),
 )
-P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=("fact:p2p",), gpu_evidence=True)
+P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=(PAIRS,), gpu_evidence=True)
