@@ -513,5 +513,5 @@ def test_iommu_page_faults_in_the_kernel_log_warn_of_translated_peer_to_peer(eng
             "deployment.yaml": _plan("Qwen3-32B", "RTX 3090", 4, tp=2, extra=", gpus_per_node: 2, nvlink: none"),
         },
     )
-    warning = findings(audit(engine, [folder]))["iommu-translated-blocks-p2p"]
+    warning = findings(audit(engine, [folder]))["audit-iommu-faults-on-gpu-dma"]
     assert warning.evidence and "IO_PAGE_FAULT" in warning.evidence[0].text

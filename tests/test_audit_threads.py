@@ -61,7 +61,7 @@ def test_acs_on_the_bridges_is_found_while_the_model_is_not_in_the_catalogue(cli
 def test_amd_vi_page_faults_flag_the_translating_iommu_for_tp_over_pcie(cli):
     # cuda-samples #48: AMD-Vi IO_PAGE_FAULT during P2P copies; here under a TP 2 launch on two L40S
     _, doc = audit_json(cli, AMDVI_FAULTS, L40S_SMI, QWEN15_7B_TP2_P2P_OFF)
-    iommu = rules(doc)["iommu-translated-blocks-p2p"]
+    iommu = rules(doc)["audit-iommu-faults-on-gpu-dma"]  # the faults themselves, not only the mode
     assert iommu["severity"] == "warning"
     assert any("IO_PAGE_FAULT" in e["text"] for e in iommu["evidence"])
     assert "iommu=pt" in iommu["fix"]

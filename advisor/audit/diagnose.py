@@ -53,9 +53,10 @@ def _host_env(engine: Engine, hw: Mapping[str, Any], layout: Layout, gpus: Seque
         "gpus_per_replica": layout.gpus_per_replica,
     }
     defaults = engine.kb.settings.get("defaults") or {}
-    for name, spec in engine.kb.facts.items():  # the host settings' defaults, as a scenario has them (bare metal)
+    for name, spec in engine.kb.facts.items():  # the host settings the plan states, else their defaults (bare metal)
         place = spec.scenario or ""
-        value = defaults.get(place.rpartition(".")[2])
+        key = place.rpartition(".")[2]
+        value = hw.get(key) if hw.get(key) is not None else defaults.get(key)
         if spec.kind == "input" and place.startswith("hardware.") and value not in (None, "unknown"):
             env[name] = value
     if not hw.get("gpu"):
@@ -162,6 +163,8 @@ def judge(
     rec = verdict.rec
     if rec is None:  # the host's own facts still decide the host rules; the model's wait for it
         env = {**_host_env(engine, hw, layout, dep.get("gpus") or []), **env}
+        if raw.get("engine") or dep.get("engine"):
+            env.setdefault("engine", raw.get("engine") or dep.get("engine"))  # the launch's, else the plan's
         _busbw_facts(f, env)
         env.update(f.values)
         on_host = _host_rules(engine, env, origins, layout)

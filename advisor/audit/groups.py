@@ -24,7 +24,7 @@ def group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[st
     topology = dep.get("topology") or {}
     paths = topology.get("paths") or {}
     if layout.tp >= 2 and groups and paths:
-        _path_facts(f, topology, paths, groups[0], layout.tp)
+        _path_facts(f, topology, paths, groups, layout.tp)
     return groups
 
 
@@ -42,25 +42,43 @@ def _groups(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, A
     return [visible[i : i + tp] for i in range(0, min(len(visible), layout.gpus), tp) if len(visible[i : i + tp]) == tp]
 
 
-def _path_facts(f: Facts, topology: Mapping[str, Any], paths: dict[str, str], group: list[int], tp: int) -> None:
-    """The group's worst path (with the row of topo -m that shows it), the best grouping's, and whether
-    the group spans NVLink domains."""
+def _path_facts(f: Facts, topology: Mapping[str, Any], paths: dict[str, str], groups: list[list[int]], tp: int) -> None:
+    """The first group's worst path (with the row of topo -m that shows it), the best grouping's for as many
+    groups as the deployment runs, and whether the group spans NVLink domains."""
+    group = groups[0]
     worst = topo.worst_path(paths, group)
     if not worst:
         return
     rows = topology.get("evidence") or {}
-    where = next((rows.get(f"row:{a}") for a, b in combinations(group, 2) if topo.path(paths, a, b) == worst), None)
+    inferred = topology.get("inferred") or {}
+    farthest = next((a, b) for a, b in combinations(group, 2) if topo.path(paths, a, b) == worst)
+    through = inferred.get("{}-{}".format(*farthest))  # a path the paste did not show: the row it follows from
+    where = rows.get(f"row:{through if through is not None else farthest[0]}")
     f.put("tp_gpus", ",".join(map(str, group)), where)
     f.put("tp_path_worst", worst, where)
     f.put("tp_path_worst_rank", topo.rank(worst), where)
     best_groups, best = topo.best_grouping(paths, topology.get("gpus", []), tp)
+    if best is None:  # some of the host's pairs are not shown: group as many GPUs as the deployment runs
+        best_groups, best = topo.best_grouping(paths, topology.get("gpus", []), tp, len(groups))
     if best:
         f.put("best_tp_path", best, None)
         f.put("best_tp_path_rank", topo.rank(best), None)
         f.put("better_tp_groups", " | ".join(",".join(map(str, g)) for g in best_groups), None)
+    if worst == "SYS":
+        _socket_split(f, paths, topology.get("gpus", []), group, tp)
     domains = topology.get("nvlink_domains") or []
     spans = sum(1 for d in domains if set(d) & set(group)) > 1 and any(len(d) > 1 for d in domains)
     f.put("tp_gpus_span_domains", spans, None)
     # SYS crosses the CPUs' own link: priced as the `socket` link (knowledge/links.yaml), not plain PCIe
     f.values["tp_link"] = "nvlink" if worst.startswith("NV") else "socket" if worst == "SYS" else "pcie"
     f.values["tp_spans_nvlink_domains"] = spans
+
+
+def _socket_split(f: Facts, paths: dict[str, str], gpus: list[int], group: list[int], tp: int) -> None:
+    """The split that keeps each TP group inside one CPU socket: TP as large as the socket of the group's
+    first GPU holds (the GPUs topo -m joins to it by anything shorter than SYS), pipeline stages across."""
+    socket = next((s for s in topo.socket_groups(paths, [int(g) for g in gpus]) if group[0] in s), [])
+    if 1 < len(socket) < tp and tp % len(socket) == 0:
+        f.put("socket_tp", len(socket), None)
+        f.put("socket_pp", tp // len(socket), None)
+        f.put("socket_gpus", ",".join(map(str, socket)), None)

@@ -109,11 +109,12 @@ def test_pasted_topology_across_two_sockets_warns_about_tp4(session):
     assert reply.kind == "topo"
     assert "**On the pasted topology:**" in reply.text
     assert "TP 4 on GPUs 0,1,2,3 crosses the link between the processors" in reply.text
-    assert "`audit-tp-group-crosses-sockets`" in reply.text
+    assert "TP 2 × PP 2 keeps it inside" in reply.text  # the split that stays inside one socket, by number
+    assert "`audit-tp-group-crosses-sockets-split`" in reply.text
     assert any(c.source == "seed-002" for c in reply.notes)  # the finding's footnotes resolve
     # the topology stays: a later change is judged on it again
     later = s.respond("4k context")
-    assert "audit-tp-group-crosses-sockets" in later.text
+    assert "audit-tp-group-crosses-sockets-split" in later.text
 
 
 def test_pasted_nvlink_mesh_sets_peer_to_peer(session):

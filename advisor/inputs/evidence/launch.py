@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence import Evidence, Parsed, clean
 from advisor.inputs.evidence.nccl import p2p_level
 from advisor.inputs.evidence.reader import ALL_RANKS, Contribution, Reader, fact
 
@@ -196,7 +196,7 @@ def parse_launch(text: str, file: str) -> Parsed:
             env_lines.append((no, m.group(1), m.group(2), line))
         engine = _engine(line)
         runs = COMMAND.search(line) or CONTAINER_RUN.search(line)
-        if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:")):
+        if engine and runs and not line.lstrip().startswith(("#", "-", "command:", "args:", "image:", "entrypoint:")):
             tokens = _tokens(line[line.find(line.lstrip()) :])
             launches.append({"engine": engine, "command": line.strip(), "env": {}, **read_flags(tokens)})
             starts.append(no)
@@ -288,16 +288,39 @@ def launch_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield Contribution("workload.context_tokens", item["max_model_len"])
     if item.get("gpus"):
         yield Contribution("deployment.gpus", item["gpus"])
-    env = item.get("env", {})
-    disabled = str(env.get("NCCL_P2P_DISABLE", "")).strip().lower() in ("1", "true", "yes")
-    yield fact("nccl_p2p_disable", disabled, parsed.evidence.get("env:0:NCCL_P2P_DISABLE") or where)
+    # a switch the launch does not give is off: the engine's default, read from the launch itself
+    yield fact("custom_allreduce_disabled", bool(item.get("custom_allreduce_off")), where)
+    if item["engine"] == "sglang":
+        yield fact("p2p_check", bool(item.get("p2p_check")), where)
+    yield from env_facts(item.get("env", {}), parsed.evidence, where)
+
+
+def env_facts(
+    env: Mapping[str, str], evidence: Mapping[str, Evidence], where: Evidence | None
+) -> Iterator[Contribution]:
+    """What a process's environment says of NCCL: P2P switched off, the P2P level, SHM switched off; each
+    with the line that sets it (`env:0:NAME` in `evidence`), else `where`. An unset switch is off."""
+    for name, variable in (("nccl_p2p_disable", "NCCL_P2P_DISABLE"), ("nccl_shm_disable", "NCCL_SHM_DISABLE")):
+        on = str(env.get(variable, "")).strip().lower() in ("1", "true", "yes")
+        yield fact(name, on, evidence.get(f"env:0:{variable}") or where)
     level = p2p_level(str(env.get("NCCL_P2P_LEVEL", "")))
     if level is not None:
-        where_level = parsed.evidence.get("env:0:NCCL_P2P_LEVEL") or where
+        where_level = evidence.get("env:0:NCCL_P2P_LEVEL") or where
         yield fact("nccl_p2p_level", level[0], where_level)
         yield fact("nccl_p2p_level_rank", level[1], where_level)
+    library = env.get("LD_PRELOAD") or env.get("VLLM_NCCL_SO_PATH") or ""
+    if "nccl" in library.lower():
+        name = next(n for n in ("VLLM_NCCL_SO_PATH", "LD_PRELOAD") if "nccl" in env.get(n, "").lower())
+        yield fact("nccl_library_override", library.split(":")[0], evidence.get(f"env:0:{name}") or where)
 
 
+ENV_FACTS = (
+    "fact:nccl_p2p_disable",
+    "fact:nccl_shm_disable",
+    "fact:nccl_p2p_level",
+    "fact:nccl_p2p_level_rank",
+    "fact:nccl_library_override",
+)
 LAUNCH = Reader(
     "launch",
     looks_like_launch,
@@ -316,8 +339,8 @@ LAUNCH = Reader(
         "kv_cache_dtype",
         "workload.context_tokens",
         "deployment.gpus",
-        "fact:nccl_p2p_disable",
-        "fact:nccl_p2p_level",
-        "fact:nccl_p2p_level_rank",
+        "fact:custom_allreduce_disabled",
+        "fact:p2p_check",
+        *ENV_FACTS,
     ),
 )

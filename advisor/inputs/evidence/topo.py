@@ -63,6 +63,8 @@ def parse_topo(text: str, file: str) -> Parsed:
     numa: dict[int, str] = {}
     nic_names: dict[str, str] = {}
     header_line = 0
+    cut: list[str] = []
+    read_rows: set[int] = set()
     for no, line in enumerate(lines, 1):
         if devices is None:
             devices = _header(line)
@@ -78,18 +80,22 @@ def parse_topo(text: str, file: str) -> Parsed:
             nic_names[m.group(1)] = m.group(2)
             continue
         row = tokens[0]
+        if row in devices and row.startswith("GPU"):
+            read_rows.add(int(row[3:]))
         if row not in devices:
             if tokens[0].startswith("Legend"):
                 break
             continue
         cells = tokens[1 : 1 + len(devices)]
-        if len(cells) < len(devices) or not all(CELL.match(c) for c in cells):
-            out.notes.append(f"line {no}: row {row} is incomplete or garbled; skipped")
+        if not cells or not all(CELL.match(c) for c in cells):
+            out.notes.append(f"line {no}: row {row} is garbled; skipped")
             continue
+        if len(cells) < len(devices):  # a paste cut inside the row, or a lower triangle: the cells shown stand
+            cut.append(f"{row} (line {no})")
         rest = tokens[1 + len(devices) :]
         if row.startswith("GPU"):
             i = int(row[3:])
-            for j, dev in enumerate(devices):
+            for j, dev in enumerate(devices[: len(cells)]):
                 if dev.startswith("GPU") and dev != row:
                     paths[(i, int(dev[3:]))] = "SYS" if cells[j] == "SOC" else cells[j]
             if rest:
@@ -102,7 +108,9 @@ def parse_topo(text: str, file: str) -> Parsed:
         out.notes.append("no topo -m header (a line with GPU0 GPU1 ...) found")
         return out
     gpus = sorted({int(d[3:]) for d in devices if d.startswith("GPU")})
-    seen_rows = {i for (i, _j) in paths}
+    if cut:
+        out.notes.append(f"rows cut short, their cells read as far as they go: {', '.join(cut)}")
+    seen_rows = {i for (i, _j) in paths} | (read_rows if paths else set())
     if not seen_rows:
         out.notes.append(f"line {header_line}: header found but no GPU rows could be read")
         return out
@@ -110,6 +118,11 @@ def parse_topo(text: str, file: str) -> Parsed:
     if missing:
         out.notes.append("rows missing for " + ", ".join(f"GPU{g}" for g in missing) + " (truncated?)")
     nvlinks = {pair: int(cell[2:]) for pair, cell in paths.items() if cell.startswith("NV")}
+    inferred = infer_paths(paths, gpus)
+    if inferred:
+        shown = ", ".join(f"GPU{a}-GPU{b} {paths[(a, b)]}" for a, b in sorted(inferred)[:6])
+        more = f" and {len(inferred) - 6} more" if len(inferred) > 6 else ""
+        out.notes.append(f"paths the paste does not show, from the PCIe tree of the rows it does: {shown}{more}")
     out.data = {
         "gpus": gpus,
         "nics": [d for d in devices if not d.startswith("GPU")],
@@ -119,8 +132,41 @@ def parse_topo(text: str, file: str) -> Parsed:
         "cpu_affinity": affinity,
         "numa_affinity": numa,
         "nvlink_domains": nvlink_domains(gpus, nvlinks),
+        "inferred": {f"{a}-{b}": f"{k}" for (a, b), k in sorted(inferred.items())},
     }
     return out
+
+
+PCIE_LEVELS = ("PIX", "PXB", "PHB", "NODE", "SYS")
+INFER_ROUNDS = 3  # a path inferred from inferred ones; each round is O(GPUs^3)
+
+
+def infer_paths(paths: dict[tuple[int, int], str], gpus: list[int]) -> dict[tuple[int, int], int]:
+    """Fill in (in `paths`) the PCIe paths a cut matrix does not show, and return each with the GPU it was
+    inferred through. PCIe paths are levels of one tree (a switch, several, a host bridge, a NUMA node, the
+    CPUs' link), so where GPU a reaches k on a lower level than k reaches b, a reaches b as k does:
+    path(a, b) = path(k, b); where both sit under k's switch (PIX), so are they. Two equal higher levels
+    leave it open. NVLink is no level of that tree and is never used to infer."""
+
+    def get(a: int, b: int) -> str | None:
+        return paths.get((a, b)) or paths.get((b, a))
+
+    found: dict[tuple[int, int], int] = {}
+    for _round in range(INFER_ROUNDS):
+        before = len(found)
+        for a, b in combinations(gpus, 2):
+            if get(a, b) is not None:
+                continue
+            for k in gpus:
+                near, far = get(a, k), get(k, b)
+                if near in PCIE_LEVELS and far in PCIE_LEVELS and (near != far or near == PCIE_LEVELS[0]):
+                    # two levels apart: the higher; both under one switch (PIX): that switch joins them too
+                    paths[(a, b)] = paths[(b, a)] = max(near, far, key=PCIE_LEVELS.index)
+                    found[(a, b)] = k
+                    break
+        if len(found) == before:
+            break
+    return found
 
 
 def nvlink_domains(gpus: list[int], nvlinks: dict[tuple[int, int], int]) -> list[list[int]]:
@@ -198,8 +244,11 @@ def socket_groups(paths: dict[str, str], gpus: list[int]) -> list[list[int]]:
     return sorted((sorted(grp) for grp in groups), key=lambda grp: grp[0])
 
 
-def best_grouping(paths: dict[str, str], gpus: list[int], size: int) -> tuple[list[list[int]], str | None]:
-    """Groups of `size` GPUs whose worst path is short, and the worst path of them all.
+def best_grouping(
+    paths: dict[str, str], gpus: list[int], size: int, count: int | None = None
+) -> tuple[list[list[int]], str | None]:
+    """Groups of `size` GPUs whose worst path is short (as many as fit, or `count`), and the worst path of
+    them all.
 
     Greedy by construction, never a search over combinations (a 48-GPU matrix has 377 million groups
     of 8): for the next group, each free GPU in turn seeds a group that grows by the free GPU whose
@@ -211,7 +260,7 @@ def best_grouping(paths: dict[str, str], gpus: list[int], size: int) -> tuple[li
     pool = list(gpus)
     groups: list[list[int]] = []
     worst_rank = -1
-    while len(pool) >= size:
+    while len(pool) >= size and (count is None or len(groups) < count):
         best: tuple[int, list[int]] | None = None
         for seed in pool:
             group, far = [seed], 0

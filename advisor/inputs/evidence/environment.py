@@ -1,0 +1,75 @@
+"""An environment file on its own (docker --env-file, a systemd EnvironmentFile, `env | grep NCCL`, a
+.env of a compose stack): the NCCL, CUDA and engine variables a serving process runs with.
+
+A line is NAME=VALUE (optionally `export NAME=VALUE`, a value in quotes); a file is one where the settings
+of knowledge/environment.yaml (a documented variable, or one under its prefixes) make up most of its
+lines. The last assignment of a name wins, as in a shell. Guarantees: only names the environment table
+knows become facts, each with its line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.launch import ENV_FACTS, env_facts
+from advisor.inputs.evidence.reader import Contribution, Reader
+from advisor.kb.paths import knowledge_dir
+from advisor.yamlio import load_file_cached
+
+ASSIGNMENT = re.compile(r"[ \t]{0,16}(?:export[ \t]{1,8})?([A-Za-z_][A-Za-z0-9_]{0,127})=([^\n]{0,4096})")
+LOADERS = ("LD_PRELOAD", "LD_LIBRARY_PATH")  # how a custom NCCL build is put in front of the engine's own
+SHARE = 0.5  # settings must make up at least half of the lines that are not blank or comments
+
+
+@cache
+def _table() -> tuple[tuple[str, ...], frozenset[str]]:
+    data = load_file_cached(knowledge_dir() / "environment.yaml") or {}
+    documented = frozenset(n for names in (data.get("documented") or {}).values() for n in names)
+    return tuple(data.get("prefixes") or ()), documented
+
+
+def is_setting(name: str) -> bool:
+    """Whether the environment table counts `name` as a setting of the serving stack."""
+    prefixes, documented = _table()
+    return name in documented or name.startswith(prefixes) or name in LOADERS
+
+
+def _assignments(text: str) -> Iterator[tuple[int, str, str, str]]:
+    for no, line in enumerate(text.split("\n"), 1):
+        m = ASSIGNMENT.fullmatch(line.rstrip())
+        if m:
+            yield no, m.group(1), m.group(2).strip().strip("\"'"), line
+
+
+def looks_like_env(text: str) -> bool:
+    """Text whose lines are mostly NAME=VALUE settings of the serving stack."""
+    if "=" not in text:
+        return False
+    lines = [x for x in text.split("\n") if x.strip() and not x.lstrip().startswith("#")]
+    settings = sum(1 for _no, name, _v, _l in _assignments(text) if is_setting(name))
+    return settings >= 1 and settings >= SHARE * len(lines)
+
+
+def parse_env(text: str, file: str) -> Parsed:
+    """Every setting of the file with its line; the last assignment of a name wins."""
+    out = Parsed("environment", file)
+    env: dict[str, str] = {}
+    for no, name, value, line in _assignments(clean(text)):
+        if is_setting(name):
+            env[name] = value
+            out.at(f"env:0:{name}", no, line)
+    if not env:
+        out.notes.append("no NAME=VALUE settings of NCCL, CUDA or the engines found")
+    out.data = {"env": env}
+    return out
+
+
+def facts_of_env(parsed: Parsed) -> Iterator[Contribution]:
+    """What the settings say: NCCL's P2P and SHM switches and level, a custom NCCL library."""
+    yield from env_facts(parsed.data.get("env") or {}, parsed.evidence, None)
+
+
+ENVIRONMENT = Reader("environment", looks_like_env, parse_env, facts_of_env, yields=ENV_FACTS)
