@@ -304,6 +304,12 @@ class Message(Record):
     code: int | None = key(default=None, doc="its number: a CUDA error code, an Xid")
     name: str = key(default="", doc="its symbolic name: cudaErrorNoDevice, an Xid's mnemonic")
     note: str = key(default="", doc="what the source shows around it: the values, a macro, other causes")
+    branch: int | None = key(
+        default=None, doc="the conversion (1 = the first) whose printed value the source branches on"
+    )
+    causes: Mapping[str, str] = key(
+        default={}, doc="for that value, the failure it stands for, as the source's branch says"
+    )
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     @property
@@ -317,6 +323,19 @@ class Message(Record):
         from advisor.kb.signatures import from_format
 
         return from_format(self.format)
+
+    def variants(self) -> tuple[tuple[str, Message], ...]:
+        """Its pattern for each value of `causes`: the format with that value printed at `branch`, kept
+        through the value however long the prefix, and the message standing for that value's cause."""
+        from advisor.kb.signatures import with_value
+
+        out = []
+        for value, cause in self.causes.items():
+            if self.branch is not None and (pattern := with_value(self.format, self.branch, value)) is not None:
+                fields = {f.name: self.__dict__[f.name] for f in self._fields}
+                fields.update(cause=cause, causes={}, branch=None, note=f"{self.format} with {value}")
+                out.append((pattern, Message(**fields)))
+        return tuple(out)
 
 
 class Conflict(Record):
@@ -693,6 +712,8 @@ def signatures(
     it, each with the message it comes from (None for a stated one)."""
     of: dict[str, list[tuple[str, Message | None]]] = {}
     for m in messages:
+        for pattern, variant in m.variants():
+            of.setdefault(variant.cause, []).append((pattern, variant))
         if m.pattern is not None:
             of.setdefault(m.cause, []).append((m.pattern, m))
     return tuple((f, tuple((p, None) for p in f.signature) + tuple(of.get(f.id, ()))) for f in failures)

@@ -98,7 +98,23 @@ def from_format(fmt: str) -> str | None:
     return None
 
 
-def _line_pattern(fmt: str) -> str | None:
+def with_value(fmt: str, at: int, value: str) -> str | None:
+    """The pattern of the format's first line with `value` printed for its `at`-th conversion (1-based),
+    kept until the value's end: the line of one branch of the source's code. None where the format has
+    no such conversion or the value leaves no room before the pattern's bound."""
+    line = fmt.splitlines()[0].strip() if fmt.strip() else ""
+    pieces = literal_pieces(line)
+    if not 0 < at < len(pieces):
+        return None
+    masked = [(t.replace("%", "%%"), c) for t, c in pieces]
+    text, _ = masked[at - 1]
+    joined = "".join(t + c for t, c in masked[: at - 1]) + text + value.replace("%", "%%")
+    rest = "".join(t + c for t, c in masked[at:])
+    through = sum(len(t) for t, _ in pieces[:at]) + len(value)
+    return _line_pattern(joined + rest, prefix=max(PREFIX_LITERAL, through + 4))
+
+
+def _line_pattern(fmt: str, prefix: int = PREFIX_LITERAL) -> str | None:
     pieces = literal_pieces(fmt)
     parts: list[str] = []
     held, free = 0, False
@@ -108,11 +124,11 @@ def _line_pattern(fmt: str) -> str | None:
             if lead is None:
                 continue  # nothing here can lead a pattern: start at the next piece
             text = text[lead.start() :]
-        text = text[: PREFIX_LITERAL - held]  # what a cut line still shows
+        text = text[: prefix - held]  # what a cut line still shows
         parts.append(_escaped(text))
         held += len(text)
         after = pieces[i + 1][0] if i + 1 < len(pieces) else ""
-        if held >= PREFIX_LITERAL or not conversion or not after:
+        if held >= prefix or not conversion or not after:
             break
         number = conversion.startswith("%") and conversion[-1] in NUMBER_CONVERSIONS
         if number:

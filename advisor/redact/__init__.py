@@ -72,8 +72,8 @@ class Redactor:
 
     def _spreads(self, kind: str, value: str) -> bool:
         """Whether a value is distinctive enough to be looked for in every other text."""
-        if not worth(value) or self.safe.word(value):
-            return False
+        if not worth(value) or self.safe.word(value) or value.strip().lower() in secrets.not_values():
+            return False  # a switch or placeholder (true, changeme) hidden under one name is not sought elsewhere
         return kind != "secret" or len(value) >= 6
 
     def _found(self, text: str) -> list[tuple[int, int, str]]:

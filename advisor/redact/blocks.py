@@ -15,8 +15,22 @@ from collections.abc import Iterator
 Span = tuple[int, int]
 MAX_LINES = 400
 
-_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# any armoured block whose label names a private or secret key (RSA PRIVATE KEY, OPENSSH PRIVATE KEY, PGP
+# PRIVATE KEY BLOCK, OpenVPN Static key V1, ENCRYPTED PRIVATE KEY); a public key or certificate is not one
+_BEGIN = re.compile(r"-----BEGIN ([A-Za-z0-9 _.-]{1,60})-----")
+_SECRET_LABEL = re.compile(r"(?i)\b(?:private|secret|static key|key)\b")
+_PUBLIC_LABEL = re.compile(r"(?i)\b(?:public|certificate|cert)\b")
+# the lines a shell prints after `cat` (or head, less, sudo cat ...) of a file named for a secret:
+# `$ cat config/master.key`, `cat ~/.config/hf/token`, `type secrets\api.txt`
+_CAT = re.compile(
+    r"(?m)^[^\n]{0,80}?(?:^|[$#>%][ \t]{1,4}|[ \t])(?:sudo[ \t]{1,4})?(?:cat|head|tail|less|more|type|bat)[ \t]{1,4}"
+    r"([^\s|;&<>]{1,256})[ \t]{0,8}$"
+)
+_SECRET_FILE = re.compile(
+    r"(?i)(?:^|[/\\._-])(?:master\.key|[\w-]{0,40}\.key|token|tokens|secret|secrets|password|passwd|credentials?"
+    r"|api[_-]?key|apikey|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|htpasswd|\.git-credentials|auth)(?:$|[._-])"
+)
+_OUTPUT_TOKEN = re.compile(r"[ \t]{0,8}[^\s$#>]{8,4096}[ \t]{0,8}")
 _PUTTY = re.compile(r"Private-Lines:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", re.M)
 _MAC = re.compile(r"Private-MAC:[ \t]{0,8}([0-9A-Za-z+/=]{8,256})")
 _SECRET_KIND = re.compile(r"(?m)^[ \t]{0,16}kind:[ \t]{0,8}[\"']?Secret[\"']?[ \t]{0,8}$")
@@ -30,8 +44,10 @@ _HEX_LINE = re.compile(r"[ \t]{0,32}[0-9a-fA-F]{8,256}[ \t]{0,8}")
 
 def find(text: str) -> Iterator[Span]:
     """Every multi-line secret's span."""
-    if "PRIVATE KEY" in text:
+    if "-----BEGIN " in text:
         yield from _pem(text)
+    if "cat " in text or "head " in text or "type " in text:
+        yield from _cat_output(text)
     if "$ANSIBLE_VAULT;" in text:
         yield from _vault(text)
     if "Private-Lines:" in text:
@@ -41,14 +57,36 @@ def find(text: str) -> Iterator[Span]:
 
 
 def _pem(text: str) -> Iterator[Span]:
-    """From each BEGIN ... PRIVATE KEY line to its END line (or the text's end)."""
+    """From each BEGIN line of a private or secret key to its END line (or the text's end)."""
     covered = -1
     for m in _BEGIN.finditer(text):
-        if m.start() < covered:
-            continue  # a BEGIN inside a block already taken is not another block
-        end = _END.search(text, m.end())
-        covered = end.end() if end else len(text)
+        label = m.group(1)
+        if m.start() < covered or not _SECRET_LABEL.search(label) or _PUBLIC_LABEL.search(label):
+            continue  # inside a block already taken, or a public key, a certificate, a message
+        end = text.find(f"-----END {label}-----", m.end())
+        covered = end + len(label) + 14 if end >= 0 else len(text)
         yield m.start(), covered
+
+
+def _cat_output(text: str) -> Iterator[Span]:
+    """The output of a command that prints a file named for a secret: each line after it that is one
+    token of eight characters or more, until a blank line, a prompt or a line of words (MAX_LINES)."""
+    for m in _CAT.finditer(text):
+        name = m.group(1).strip("\"'")
+        if not _SECRET_FILE.search(name) or name.endswith((".pub", ".crt", ".pem.pub")):
+            continue
+        at = m.end() + 1
+        for _ in range(MAX_LINES):
+            if at >= len(text):
+                break
+            nxt = text.find("\n", at)
+            end = len(text) if nxt < 0 else nxt
+            line = text[at:end]
+            if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")):
+                break
+            lead = len(line) - len(line.lstrip())
+            yield at + lead, at + len(line.rstrip())
+            at = end + 1
 
 
 def _vault(text: str) -> Iterator[Span]:

@@ -296,7 +296,13 @@ def _digest_or_scheme(m: re.Match[str]) -> bool:
     if m.lastindex is None or m.lastindex < 2:
         return False
     after = m.group(m.lastindex).lower()
-    return after in _HASHES or after in _SCHEMES
+    return after in _HASHES or after in _SCHEMES or _REF.fullmatch(after) is not None
+
+
+# owner/repo@v4, pkg@1.2.3, image@latest: a version or a ref (three numbers at most: 10.44.0.31 is an address)
+_REF = re.compile(
+    r"v[0-9][\w.-]{0,40}|[0-9]{1,6}(?:\.[0-9]{1,6}){0,2}(?:[-+][\w.]{1,30})?|main|master|latest|stable|head"
+)
 
 
 def _address(value: str) -> bool:

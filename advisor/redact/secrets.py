@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from advisor.redact import blocks
 from advisor.redact.names import strength
-from advisor.redact.values import number, password_like, path, random_token, reference, secret_looking
+from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
 from advisor.redact.vocabulary import Command, Prefix, SafeNames, vocabulary
 
 Span = tuple[int, int]
@@ -39,6 +39,10 @@ LIST_KEY = re.compile(r"(?m)^[ \t]{0,32}(?:-[ \t]{1,4})?([A-Za-z_][\w.-]{0,127})
 PGPASS = re.compile(
     r"(?m)^[ \t]{0,8}[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:([^\s]{1,512})[ \t]{0,8}$"
 )
+DIGEST_RESPONSE = re.compile(r"(?i)\bresponse=\"?([0-9a-f]{16,128})")
+# a login that is an e-mail address and its secret after a colon (postfix sasl_passwd, .git-credentials maps,
+# `user@example.com:password` in a paste)
+LOGIN_SECRET = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}:([^\s:@\"'<>]{8,512})")
 _BLOCK = r"[|>][-+]?(?=[ \t]{0,64}(?:\n|$))"  # a YAML block scalar's indicator: the value is on the next lines
 # "name": "value", 'name' => value, os.environ["NAME"] = value: a quoted name, any operator
 QUOTED_ASSIGNMENT = re.compile(
@@ -74,7 +78,8 @@ RUN = re.compile(r"[A-Za-z0-9_+/.~$-](?<![A-Za-z0-9_+/.~$-][A-Za-z0-9_+/.~$-])[A
 # "the password is X", "Passwort lautet X", "token: X" in prose; the value is judged by password_like
 PROSE = re.compile(
     r"(?i)(?<![\w-])(passwor[dt]s?|kennwort|passphrase|pw|pwd|token|api[ -]?key|api-schlüssel|secret|key|schlüssel"
-    r"|zugangsdaten|credentials?|identified by)((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|now|set|to|still|noch"
+    r"|zugangsdaten|credentials?|identified by)"
+    r"((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|è|é|est|now|set|to|still|noch"
     r"|immer|here|hier|it's|=|->|→)){0,3})[ \t]{0,4}[:=]?[ \t]{1,4}"
     r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
     r"|[^\s\"'`„»«]{4,256})"
@@ -132,6 +137,11 @@ def _nested(text: str, safe: SafeNames) -> Iterator[Span]:
         for m in LIST_KEY.finditer(text):
             if strength(m.group(1)) in ("strong", "medium"):
                 yield from blocks.list_items(text, m.start(1), m.end())
+    if "@" in text and ":" in text:
+        for m in LOGIN_SECRET.finditer(text):
+            value = m.group(1)
+            if not number(value) and not reference(value) and not path(value) and secret_looking(value):
+                yield m.span(1)
     if text.count(":") >= 4:
         for m in PGPASS.finditer(text):
             if not reference(m.group(1)) and not m.group(1).isdigit():
@@ -154,9 +164,16 @@ def hidden(value: str, level: str, safe: SafeNames) -> bool:
         return False
     if level == "strong":
         return True
+    if digest(v):
+        return False
     if level == "medium":
         return not number(v)
     return secret_looking(v)
+
+
+def not_values() -> frozenset[str]:
+    """The values that are switches, placeholders or scheme words, lower-cased: never a secret to seek."""
+    return _not_values()
 
 
 @lru_cache(maxsize=1)
@@ -183,9 +200,29 @@ def _assignments(text: str, safe: SafeNames) -> Iterator[Span]:
         yield from _assignments_of(pattern, quoted, text, safe)
 
 
-def _assignments_of(pattern: re.Pattern[str], quoted: bool, text: str, safe: SafeNames) -> Iterator[Span]:
+NESTED_DEPTH = 2  # Environment="NAME=value", "see: https://host/?token=x": a value that holds assignments
+
+
+def _inner(
+    pattern: re.Pattern[str], quoted: bool, text: str, m: re.Match[str], group: int, safe: SafeNames, depth: int
+) -> Iterator[Span]:
+    """The secrets of the assignments inside a value that is no credential's (a systemd Environment= line,
+    a URL's query after 'see:'), at their places in `text`."""
+    value = m.group(group)
+    if depth >= NESTED_DEPTH or len(value) < 5 or ("=" not in value and ": " not in value):
+        return
+    inner = value[1:-1] if value[:1] in "\"'`" and value[-1:] == value[:1] else value
+    offset = m.start(group) + (len(value) - len(inner)) // 2 if inner is not value else m.start(group)
+    for start, end in _assignments_of(pattern, quoted, inner, safe, depth + 1):
+        yield offset + start, offset + end
+
+
+def _assignments_of(
+    pattern: re.Pattern[str], quoted: bool, text: str, safe: SafeNames, depth: int = 0
+) -> Iterator[Span]:
     """The secrets of one kind of assignment; a name/value pair's value (name: HF_TOKEN ... value: X) is
-    taken within 400 characters of its name."""
+    taken within 400 characters of its name; a value that is no credential's is read for the assignments
+    it holds (NESTED_DEPTH deep)."""
     names = vocabulary().names
     pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
     name_group, value_group = (2, 6) if quoted else (1, 5)
@@ -195,16 +232,20 @@ def _assignments_of(pattern: re.Pattern[str], quoted: bool, text: str, safe: Saf
         low = name.lower()
         level = strength(name)
         if level is None and low not in pair_names and low not in pair_values:
-            continue  # the usual case: a name that is no credential, judged once per distinct name (cached)
+            # the usual case: a name that is no credential, judged once per distinct name (cached)
+            yield from _inner(pattern, quoted, text, m, value_group, safe, depth)
+            continue
         raw, start = _unquote(m.group(value_group), m.start(value_group))
         if low in pair_values and m.start() <= pending:
             if not reference(raw) and len(raw) >= 3:
                 yield start, start + len(raw)
             pending = -1
             continue
-        if low in pair_names and strength(raw) in ("strong", "medium"):
-            pending = m.end() + 400
-            continue
+        if low in pair_names:
+            # the next value field is this name's; a name that is no credential ends the one before
+            pending = m.end() + 400 if strength(raw) in ("strong", "medium") else -1
+            if level is None:
+                continue
         if level is None or _quantity_before(text, m.start()):
             continue
         yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
@@ -235,6 +276,11 @@ def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe:
     if not quoted and spaced:
         raw = _rest_of_line(text, start, "" if a.quoted_name else text[m.start() - 1 : m.start()])
     scheme = _scheme_of(raw)
+    if scheme.strip().lower() == "digest":
+        # RFC 7616: username, realm, nonce, uri, qop, nc and cnonce are sent in the clear; response is the secret
+        for d in DIGEST_RESPONSE.finditer(raw):
+            yield start + d.start(1), start + d.end(1)
+        return
     if scheme:
         start, raw = start + len(scheme), raw[len(scheme) :].strip()
         start = text.find(raw, start) if raw else start
@@ -297,11 +343,27 @@ def _userinfo(text: str) -> Iterator[Span]:
             yield m.span(1)
 
 
+@lru_cache(maxsize=1)
+def _other_prose() -> re.Pattern[str]:
+    """'le mot de passe est X', 'パスワードは X', 'la contraseña es: X': the vocabulary's words for a password
+    in other languages, a linking word or particle, then the value (the same groups as PROSE)."""
+    names = vocabulary().names
+    words = "|".join(re.escape(w) for w in sorted(names.prose_names, key=len, reverse=True))
+    links = "|".join(re.escape(w) for w in sorted(names.prose_links, key=len, reverse=True))
+    attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
+    return re.compile(
+        rf"(?i)(?<![\w-])({words})((?:{attached})?(?:[ \t]{{1,4}}(?:{links})(?![\w])){{0,2}})"
+        r"[ \t]{0,4}[:=：]?[ \t]{0,4}"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
+        r"|「[^」\n]{1,256}」|[^\s\"'`„»«「]{4,256})"
+    )
+
+
 def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
     judged: dict[tuple[str, bool], bool] = {}
-    for m in PROSE.finditer(text):
+    for m in _prose_matches(text):
         value, start = m.group(3), m.start(3)
-        if value[0] in "\"'`„»«":
+        if value[0] in "\"'`„»«「":
             inner = value[1:-1]
             sure = m.group(1).lower().startswith(_PROSE_STRONG)
             if len(inner) >= 4 and not reference(inner) and inner.lower() not in _not_values():
@@ -309,13 +371,26 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
                     yield start + 1, start + 1 + len(inner)
             continue
         value = value.rstrip(_TRAILING)
-        linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=")
-        sure = m.group(1).lower().startswith(_PROSE_STRONG)
+        linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=", "：")
+        sure = m.re is not PROSE or m.group(1).lower().startswith(_PROSE_STRONG)
         verdict = judged.get((value, linked and sure))
         if verdict is None:
             verdict = judged[(value, linked and sure)] = _prose_secret(value, linked, sure, safe)
         if verdict:
             yield start, start + len(value)
+
+
+def _prose_matches(text: str) -> Iterator[re.Match[str]]:
+    """PROSE's matches, then those of the other languages' words where the text is not all ASCII or holds one."""
+    yield from PROSE.finditer(text)
+    lowered = text.lower()
+    if not text.isascii() or any(w in lowered for w in _ascii_prose_names()):
+        yield from _other_prose().finditer(text)
+
+
+@lru_cache(maxsize=1)
+def _ascii_prose_names() -> tuple[str, ...]:
+    return tuple(w.lower() for w in vocabulary().names.prose_names if w.isascii())
 
 
 def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool:
@@ -339,6 +414,8 @@ def _runs(text: str, safe: SafeNames) -> Iterator[Span]:
     judged: dict[str, tuple[Span, ...]] = {}
     for m in RUN.finditer(text):
         run = m.group(0)
+        if PUBLIC_KEY_TYPE.search(text, max(0, m.start() - 48), m.start()):
+            continue  # the key of an authorized_keys or known_hosts line: its public half
         spans = judged.get(run)
         if spans is None:
             spans = _judge_run(run, safe)
@@ -356,6 +433,8 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
         return ()
     if _prefixed(body) or _jwt(body):
         return ((lead, lead + len(body)),)
+    if _harmless_base64(body, safe):
+        return ()
     out: list[Span] = []
     at = lead
     for piece in body.split("/"):
@@ -365,6 +444,33 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
     if not out and random_token(body) and "/" in body and not any(c in body for c in "-_.~"):
         out.append((lead, lead + len(body)))  # base64 with its slashes
     return tuple(out)
+
+
+# an SSH public key's type, right before its base64 (ssh-ed25519 AAAA..., ecdsa-sha2-nistp256 AAAA...)
+PUBLIC_KEY_TYPE = re.compile(
+    r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp[0-9]{3}|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
+    r"[ \t]{1,4}$"
+)
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,4096}={0,2}|[A-Za-z0-9_-]{16,4096}={0,2}")
+
+
+def _harmless_base64(body: str, safe: SafeNames) -> bool:
+    """Base64 that decodes to readable text holding no secret of its own (a JSON request body, a config):
+    it is judged by what it says, as the decoded text would be."""
+    if len(body) % 4 not in (0, 2, 3) or not _BASE64.fullmatch(body):
+        return False
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    printable = sum(c.isprintable() or c in "\n\t" for c in decoded)
+    if len(decoded) < 12 or printable < len(decoded) or not any(c in decoded for c in ' :={},"'):
+        return False  # bytes, or one word: a key's base64 is no text
+    return not any(b - a >= 3 for a, b in find(decoded, safe))
 
 
 def strong_password(value: str) -> bool:

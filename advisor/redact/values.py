@@ -17,8 +17,14 @@ _REFERENCE = re.compile(
     r"\$\{?[A-Za-z_][\w.]{0,128}\}?$|\$\(|\$\{\{|%[A-Za-z_][\w]{0,128}%$|\{\{|<[^<>\n]{0,200}>$|\[[A-Za-z _-]{0,40}\]$"
     r"|(?:[*xX•.]){3,}$|…$|(?:secret|host|ip|mac|user|email|serial|uuid|gpu-uuid|guid)-\d{1,9}$"
     r"|(?:env|vault|op|secretsmanager|ssm|gcp-secret|azure-keyvault|file|keyring):"
+    # HCL and code that read a secret from elsewhere: var.db_password, local.x, os.environ["X"], process.env.X
+    r"|(?:var|local|data|module|each|self)\.[A-Za-z_][\w]{0,128}(?:\.[\w\[\]\"-]{1,128}){0,6}$"
+    r"|(?:os\.environ|os\.getenv|process\.env|ENV|System\.getenv|Environment\.GetEnvironmentVariable)\b"
 )
-_PATH = re.compile(r"(?:/|~/|\./|\.\./|file://|[A-Za-z]:\\)")
+# a path, or a lookup table of one (postfix's hash:/etc/postfix/sasl_passwd, lmdb:, texthash:, regexp:)
+_PATH = re.compile(r"(?:/|~/|\./|\.\./|file://|[A-Za-z]:\\|[a-z][a-z0-9]{1,11}:/(?!/))")
+# a digest of something, written with its algorithm: sha256:<hex> (image digests, CA certificate pins)
+_DIGEST = re.compile(r"(?i)(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake3|sha3-256):[0-9a-f]{32,128}")
 _NUMBER = re.compile(r"[-+]?[\d][\d.,_]{0,40}(?:[eE][-+]?\d{1,3})?(?:[ \t]{0,2}[A-Za-z%]{0,6})?")
 _WORDS = re.compile(r"[A-Z]?[a-z]{3,}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -33,6 +39,11 @@ def reference(value: str) -> bool:
 def path(value: str) -> bool:
     """A file's path (a key file, a token file): not the secret itself."""
     return _PATH.match(value) is not None
+
+
+def digest(value: str) -> bool:
+    """A hash written with its algorithm (sha256:ab12...): what something is checked against, not a key."""
+    return _DIGEST.fullmatch(value) is not None
 
 
 def number(value: str) -> bool:

@@ -55,6 +55,13 @@ class Names(Record):
     neutral_for: Mapping[str, list[str]] = key(default={}, doc="neutral words for one credential word only")
     not_values: tuple[str, ...] = key(doc="values that are switches or placeholders, never secrets")
     prose_not_secrets: tuple[str, ...] = key(default=(), doc="words after 'the password is' that are not it")
+    prose_names: tuple[str, ...] = key(
+        default=(), doc="words for a password in prose, in every language ('mot de passe')"
+    )
+    prose_links: tuple[str, ...] = key(default=(), doc="words between such a name and its value, after a space ('est')")
+    prose_attached: tuple[str, ...] = key(
+        default=(), doc="particles written onto the name without a space ('は', '是')"
+    )
     schemes: tuple[str, ...] = key(doc="authentication schemes a header value starts with")
     pair_names: tuple[str, ...] = key(doc="fields whose value names the next value field (name: HF_TOKEN)")
     pair_values: tuple[str, ...] = key(doc="the value fields of such pairs")
@@ -67,6 +74,9 @@ class Vocabulary(Record):
     commands: tuple[Command, ...] = key(doc="commands whose options take a secret")
     version_words: tuple[str, ...] = key(doc="words before a dotted number that make it a version")
     public_domains: tuple[str, ...] = key(default=(), doc="domains of public services: their hosts are no secret")
+    service_labels: tuple[str, ...] = key(
+        default=(), doc="first labels of a public service's endpoint (api.postmarkapp.com) under a public suffix"
+    )
     prefixes: tuple[Prefix, ...] = key(doc="vendors' token prefixes")
     cite: tuple[Citation, ...] = key(doc="where the prefixes come from")
     where: str = key(default="", source="where", doc="file:line")
@@ -101,7 +111,18 @@ def public_host(host: str) -> bool:
     low = host.lower().rstrip(".")
     domains = public_domains()
     parts = low.split(".")
-    return any(".".join(parts[i:]) in domains for i in range(len(parts) - 1))
+    if any(".".join(parts[i:]) in domains for i in range(len(parts) - 1)):
+        return True
+    # api.<vendor>.com: a service's endpoint under a public top-level domain, three labels, none internal
+    return (
+        len(parts) == 3
+        and parts[0] in vocabulary().service_labels
+        and parts[2] in _PUBLIC_TLDS
+        and not any(c.isdigit() for c in parts[1])
+    )
+
+
+_PUBLIC_TLDS = frozenset("com net org io ai co dev app cloud us eu de uk fr jp".split())
 
 
 class SafeNames:

@@ -1,5 +1,7 @@
 """An environment file on its own (docker --env-file, a systemd EnvironmentFile, `env | grep NCCL`, a
-.env of a compose stack): the NCCL, CUDA and engine variables a serving process runs with.
+.env of a compose stack): the NCCL, CUDA and engine variables a serving process runs with; and the
+variables a job launcher passes on its own command line (mpirun -x NAME=VALUE, srun --export, torchrun
+or any command after NAME=VALUE prefixes).
 
 A line is NAME=VALUE (optionally `export NAME=VALUE`, a value in quotes); a file is one where the settings
 of knowledge/environment.yaml (a documented variable, or one under its prefixes) make up most of its
@@ -73,3 +75,39 @@ def facts_of_env(parsed: Parsed) -> Iterator[Contribution]:
 
 
 ENVIRONMENT = Reader("environment", looks_like_env, parse_env, facts_of_env, yields=ENV_FACTS)
+
+
+LAUNCHER = re.compile(r"\b(mpirun|mpiexec|srun|torchrun|deepspeed|horovodrun|python3?|[a-z_]{2,40}_perf)\b")
+PASSED = re.compile(
+    r"(?:^|[ \t,])(?:-x[ \t]{1,4}|--export=(?:ALL,)?|--env[ \t=]{1,4}|-e[ \t]{1,4})?"
+    r"([A-Z_][A-Z0-9_]{1,127})=([^ \t\n\"',]{0,400})"
+)
+
+
+def looks_like_launcher(text: str) -> bool:
+    """A job launcher's command line that passes settings of the serving stack (mpirun -x NCCL_...=)."""
+    return any(_launcher_lines(text))
+
+
+def _launcher_lines(text: str) -> Iterator[tuple[int, str, list[tuple[str, str]]]]:
+    for no, line in enumerate(text.split("\n"), 1):
+        if "=" not in line or not LAUNCHER.search(line) or line.lstrip().startswith("#"):
+            continue
+        found = [(m.group(1), m.group(2)) for m in PASSED.finditer(line) if is_setting(m.group(1))]
+        if found:
+            yield no, line, found
+
+
+def parse_launcher(text: str, file: str) -> Parsed:
+    """The settings each launcher line passes; the last one of a name wins."""
+    out = Parsed("launcher-env", file)
+    env: dict[str, str] = {}
+    for no, line, found in _launcher_lines(clean(text)):
+        for name, value in found:
+            env[name] = value
+            out.at(f"env:0:{name}", no, line)
+    out.data = {"env": env} if env else {}
+    return out
+
+
+LAUNCHER_ENV = Reader("launcher-env", looks_like_launcher, parse_launcher, facts_of_env, yields=ENV_FACTS)

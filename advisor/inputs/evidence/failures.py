@@ -27,7 +27,7 @@ SHOWN = 300  # the evidence text a finding quotes (Parsed.at); a longer line is 
 class Signature:
     """One line pattern of a failure: the fact it sets, its anchor and compiled form, its message."""
 
-    __slots__ = ("anchor", "fact", "message", "pattern", "specific")
+    __slots__ = ("anchor", "branched", "fact", "family", "message", "pattern", "specific", "variant")
 
     def __init__(self, fact_name: str, pattern: str, message: Message | None, specific: bool = True) -> None:
         self.fact = fact_name
@@ -35,6 +35,10 @@ class Signature:
         self.anchor = anchor(pattern)
         self.pattern = re.compile(pattern)
         self.message = message
+        # the message's place in its source: the pattern of one branch and the message's own share it
+        self.family = (message.source, message.file, message.line, message.format) if message else None
+        self.branched = message is not None and bool(message.causes)  # a line one branch claims is not its own
+        self.variant = False  # the pattern of one branch: it claims every line it matches (set by _catalogue)
 
     def lines(self, text: str) -> Iterator[tuple[int, str, int]]:
         """Each line of `text` the pattern matches: (1-based number, the line, column of the match)."""
@@ -93,6 +97,9 @@ def _catalogue(root: Path | None = None) -> Catalogue:
     for failure, patterns in signatures(load_failures(root), load_messages(root)):
         specific = ANY_FAILURE not in failure.unless
         out += [Signature(failure.fact, p, m, specific) for p, m in patterns if p and not problem(p)]
+    branched = {s.family for s in out if s.branched}
+    for s in out:
+        s.variant = s.family in branched and not s.branched
     return Catalogue(tuple(out))
 
 
@@ -107,13 +114,16 @@ def parse(text: str, file: str) -> Parsed:
     a message and is passed over."""
     out = Parsed(KIND, file)
     first: dict[str, tuple[int, str, int, Signature]] = {}
-    for sig in _catalogue().candidates(text):
+    claimed: set[tuple[object, int]] = set()  # (message, line) that the pattern of one of its branches matched
+    for sig in sorted(_catalogue().candidates(text), key=lambda s: not s.variant):
         for lineno, line, column in sig.lines(text):
-            if line.lstrip().startswith("#"):
+            if line.lstrip().startswith("#") or (sig.branched and (sig.family, lineno) in claimed):
                 continue
             if sig.fact not in first or lineno < first[sig.fact][0]:
                 first[sig.fact] = (lineno, line, column, sig)
-            break
+            if not sig.variant:
+                break
+            claimed.add((sig.family, lineno))
     for name, (lineno, line, column, sig) in sorted(first.items(), key=lambda kv: kv[1][0]):
         out.data[name] = sig.message.locator if sig.message else True
         out.at(name, lineno, line if len(line) <= SHOWN else "..." + line[max(0, column - 80) :])

@@ -308,6 +308,9 @@ def env_facts(
         where_level = evidence.get("env:0:NCCL_P2P_LEVEL") or where
         yield fact("nccl_p2p_level", level[0], where_level)
         yield fact("nccl_p2p_level_rank", level[1], where_level)
+    for name, variable in (("nccl_socket_ifname", "NCCL_SOCKET_IFNAME"), ("nccl_topo_file", "NCCL_TOPO_FILE")):
+        if env.get(variable):
+            yield fact(name, str(env[variable]), evidence.get(f"env:0:{variable}") or where)
     library = env.get("LD_PRELOAD") or env.get("VLLM_NCCL_SO_PATH") or ""
     if "nccl" in library.lower():
         name = next(n for n in ("VLLM_NCCL_SO_PATH", "LD_PRELOAD") if "nccl" in env.get(n, "").lower())
@@ -320,6 +323,8 @@ ENV_FACTS = (
     "fact:nccl_p2p_level",
     "fact:nccl_p2p_level_rank",
     "fact:nccl_library_override",
+    "fact:nccl_socket_ifname",
+    "fact:nccl_topo_file",
 )
 LAUNCH = Reader(
     "launch",

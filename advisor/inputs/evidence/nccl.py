@@ -52,8 +52,13 @@ def p2p_level(value: str) -> tuple[str, int] | None:
     return None
 
 
+HEADER = re.compile(r"nThread[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}nGpus[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}minBytes")
+
+
 def looks_like_allreduce(text: str) -> bool:
     """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
+    if HEADER.search(text):
+        return True  # its first line, which a run that fails or hangs before its first row prints too
     if "busbw" not in text and "sum" not in text and "bus bandwidth" not in text:
         return False
     table = re.search(r"algbw[ \t]+busbw", text) and re.search(r"(redop|all_reduce|sum[ \t]+-1)", text)
@@ -148,7 +153,13 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         if m:
             out.data["ngpus_per_thread"] = int(m.group(1))
     if not rows:
-        out.notes.append("no all_reduce_perf result rows found")
+        if not ranks:
+            out.notes.append("no all_reduce_perf result rows found")
+            return out
+        out.notes.append(
+            "the run printed its devices but no result row: it failed, hung or was cut before the first size"
+        )
+        out.data.update(_ranks_data(ranks, out.data.get("ngpus_per_thread")), stopped=True)
         return out
     peak = max(rows, key=lambda r: r["busbw"])
     if peak_at is not None:
@@ -159,13 +170,20 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             "peak_busbw": peak["busbw"],
             "peak_bytes": peak["bytes"],
             "avg_busbw": avg,
-            "ranks": ranks,
-            "hosts": sorted({str(r["host"]) for r in ranks}),
-            "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else out.data.get("ngpus_per_thread"),
-            "gpu_names": sorted({str(r["name"]) for r in ranks}),
+            **_ranks_data(ranks, out.data.get("ngpus_per_thread")),
         }
     )
     return out
+
+
+def _ranks_data(ranks: list[dict[str, object]], per_thread: object) -> dict[str, object]:
+    """The ranks of a run's 'Using devices' lines: their hosts, how many, the GPU models."""
+    return {
+        "ranks": ranks,
+        "hosts": sorted({str(r["host"]) for r in ranks}),
+        "n_ranks": (max(int(str(r["rank"])) for r in ranks) + 1) if ranks else per_thread,
+        "gpu_names": sorted({str(r["name"]) for r in ranks}),
+    }
 
 
 def _matrix(lines: list[str], title: str) -> tuple[dict[tuple[int, int], float], int | None]:
@@ -281,7 +299,10 @@ def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
     data, ev = parsed.data, parsed.evidence
     for name in data.get("gpu_names", []):
         yield Contribution("hardware.gpu", name, ev.get("rank:0"))
-    yield fact("busbw_measured_gbs", data["peak_busbw"], ev.get("peak"))
+    if data.get("stopped"):
+        yield fact("nccl_tests_no_rows", True, ev.get("rank:0"))
+    else:
+        yield fact("busbw_measured_gbs", data["peak_busbw"], ev.get("peak"))
     yield fact("busbw_ranks", int(data.get("n_ranks") or 0), ev.get("rank:0"))
     yield fact("busbw_hosts", len(data.get("hosts") or []) or 1, ev.get("rank:0"))
 
@@ -343,7 +364,13 @@ ALLREDUCE = Reader(
     looks_like_allreduce,
     parse_allreduce,
     allreduce_facts,
-    yields=("hardware.gpu", "fact:busbw_measured_gbs", "fact:busbw_ranks", "fact:busbw_hosts"),
+    yields=(
+        "hardware.gpu",
+        "fact:busbw_measured_gbs",
+        "fact:busbw_ranks",
+        "fact:busbw_hosts",
+        "fact:nccl_tests_no_rows",
+    ),
     gpu_evidence=True,
 )
 P2P_TEST = Reader(

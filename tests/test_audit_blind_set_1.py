@@ -1,0 +1,47 @@
+"""The first blind audit set (tests/data/audit-blind-1.yaml), kept as a regression test: a support engineer
+pastes what a public thread's reporter pasted, and the audit, from that evidence alone, names what the
+thread's resolution named, or stays quiet on a machine the thread found healthy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.evidence_data import bundle, verbatim
+
+CASES = yaml.safe_load((Path(__file__).resolve().parent / "data" / "audit-blind-1.yaml").read_text())
+RANK = {"info": 0, "advice": 1, "warning": 2, "error": 3}
+
+
+def _audit(cli, tmp_path, case: dict) -> list[dict]:
+    folder = bundle(tmp_path / "paste", {"paste.txt": verbatim(case["file"])})
+    code, out, err = cli("audit", str(folder), "--format", "json")
+    assert code in (0, 1), err
+    return json.loads(out)["findings"]
+
+
+def _says(finding: dict, words: list[str]) -> bool:
+    text = " ".join(str(finding.get(k) or "") for k in ("title", "explanation", "fix")).lower()
+    return any(w.lower() in text for w in words)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c["healthy"] and "not_yet" not in c], ids=lambda c: c["id"])
+def test_the_audit_names_what_the_threads_resolution_named(cli, tmp_path, case):
+    findings = _audit(cli, tmp_path, case)
+    named = [f["rule"] for f in findings if RANK[f["severity"]] >= 1 and _says(f, case["must_mention_any"])]
+    assert named, f"{case['url']}: {[(f['severity'], f['rule']) for f in findings]}"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["healthy"]], ids=lambda c: c["id"])
+def test_a_machine_the_thread_found_healthy_gets_no_warning(cli, tmp_path, case):
+    loud = [f["rule"] for f in _audit(cli, tmp_path, case) if RANK[f["severity"]] >= 2]
+    assert loud == []
+
+
+def test_the_set_is_what_its_header_says():
+    assert len(CASES) == 24 and sum(c["healthy"] for c in CASES) == 4
+    assert all(verbatim(c["file"]).strip() for c in CASES)
+    assert len({c["url"] for c in CASES}) == 24
