@@ -121,7 +121,7 @@ def list_items(text: str, key_start: int, key_end: int) -> Iterator[Span]:
         if not stripped.startswith("- ") or lead < indent:
             return
         value = stripped[2:].strip().strip("\"'")
-        if value:
+        if value and ": " not in value:  # `- name: ngc-pull`: a mapping that names a secret, not one
             begin = text.find(value, at, end)
             yield begin, begin + len(value)
         at = end

@@ -52,6 +52,13 @@ RULES: tuple[Rule, ...] = (
     Rule((("user", 1), ("host", 2)), r"://([^\s:/@\"'<>]{1,200}):[^\s/@\"'<>]{0,400}@([\w.-]{1,253})", ("://",)),
     # a URL's host in a customer's own network (corp, internal, lab, cluster, example ... labels)
     _rule("url-host", r"://([A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){1,8})", "://"),
+    # the same without a URL: a name of three labels or more, one of them a private network's
+    # (nas01.fra2.int.example.de in fstab, lb-a.edge.corp.acme-ai in an inventory, dc01.ad.acme.lan)
+    _rule(
+        "url-host",
+        "(" + _led("[A-Za-z0-9]", r"[\w.-]") + r"[A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){2,8})(?![\w-])",
+        ".corp. .int. .internal .lan .intra .mgmt. .ad. .priv. .private. .local .lab. .home.",
+    ),
     # docker login -u NAME, database clients' -u NAME / -U NAME (the gap stops at the next client's name)
     _rule(
         "user",
@@ -226,11 +233,25 @@ RULES: tuple[Rule, ...] = (
 
 # a URL host is hidden when one of its labels says it is a customer's own network
 _INTERNAL_LABELS = frozenset(
-    "corp internal intranet intra local lan lab cluster svc example test invalid localdomain home".split()
+    "corp internal intranet intra local lan lab cluster svc example test invalid localdomain home int mgmt ad priv"
+    " private".split()
 )
 PUBLIC_HOSTS = frozenset("github.com gitlab.com huggingface.co hf.co nvcr.io docker.io ghcr.io quay.io".split())
 _HASHES = frozenset("sha1 sha224 sha256 sha384 sha512 md5 blake2b blake2s blake3 xxh64 crc32".split())
 _SCHEMES = frozenset("http https git ssh ftp s3 gs file hf".split())
+_HOST_KINDS = frozenset({"host", "url-host", "ssh-host", "prose-host"})
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def _hostname(value: str) -> bool:
+    """A name a host can have (RFC 1123 labels: letters, digits, inner hyphens; no underscore), not a URL
+    scheme word, with an optional :port."""
+    name = value.split(":", 1)[0].rstrip(".")
+    if not name or name.lower() in _SCHEMES:
+        return False
+    return all(_LABEL.fullmatch(label) for label in name.split("."))
+
+
 _KIND = {"ip6": "ip", "ssh-host": "host", "url-host": "host", "prose-host": "host", "registry-host": "host"}
 _DOTTED = re.compile(r"\d{1,4}\.\d{1,4}")
 
@@ -275,6 +296,8 @@ def _keep(kind: str, value: str, m: re.Match[str], text: str, safe: SafeNames) -
     """Whether a candidate of `kind` is an identifier to hide (not a safe name, a digest, a version...)."""
     if not value or not worth(value):
         return False
+    if kind in _HOST_KINDS and not _hostname(value):
+        return False  # https (from `host: https://...`), System.get_env: no host name
     checks = {
         "ip": lambda: _address(value) and not _version(text, m.start(1), m.end(1)),
         "ip6": lambda: _ipv6(value),

@@ -15,11 +15,11 @@ per distinct name. The spans returned are (start, end) of the values to hide, ne
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from advisor.redact import blocks
-from advisor.redact.names import strength
+from advisor.redact.names import strength, words
 from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
 from advisor.redact.vocabulary import Command, Prefix, SafeNames, vocabulary
 
@@ -37,9 +37,19 @@ XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\n]{1,4096})</\1>")
 LIST_KEY = re.compile(r"(?m)^[ \t]{0,32}(?:-[ \t]{1,4})?([A-Za-z_][\w.-]{0,127}):[ \t]{0,8}$")
 # ~/.pgpass: host:port:database:user:password
 PGPASS = re.compile(
-    r"(?m)^[ \t]{0,8}[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:([^\s]{1,512})[ \t]{0,8}$"
+    r"(?m)^[ \t]{0,8}[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:((?:[^\s:\\]|\\[^\n]){1,512})[ \t]{0,8}$"
 )
 DIGEST_RESPONSE = re.compile(r"(?i)\bresponse=\"?([0-9a-f]{16,128})")
+# a password hash in crypt(3) form ($1$, $2b$, $5$, $6$, $y$ yescrypt, $argon2id$, $scrypt$): /etc/shadow,
+# htpasswd, a database's user table; offline it gives the password, so it is hidden like one
+CRYPT = re.compile(
+    r"(?<![\w$])(\$(?:1|2[abxy]?|5|6|7|y|gy|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$[^\s:\"']{8,512})"
+)
+# Redis: ACL SETUSER name on >password ~keys +@cmds
+REDIS_ACL = re.compile(r"(?i)\bACL[ \t]{1,4}SETUSER\b[^\n]{0,200}?[ \t]>([^\s]{1,256})")
+# a configuration line `name value` (nslcd's bindpw, msmtprc's password, radius secret): the name at the line's
+# start, one or more spaces, the rest of the line its value
+CONFIG_LINE = re.compile(r"(?m)^[ \t]{0,32}([A-Za-z_][\w.-]{1,63})[ \t]{1,16}([^\s=:#\\{\[(\"'][^\n#]{0,511})$")
 # a login that is an e-mail address and its secret after a colon (postfix sasl_passwd, .git-credentials maps,
 # `user@example.com:password` in a paste)
 LOGIN_SECRET = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}:([^\s:@\"'<>]{8,512})")
@@ -122,30 +132,79 @@ def find(text: str, safe: SafeNames) -> Iterator[Span]:
 
 
 def _nested(text: str, safe: SafeNames) -> Iterator[Span]:
-    """Names that hold their value in other forms: escaped JSON in a string, an XML element, a pgpass line."""
-    if '\\"' in text:
-        for m in ESCAPED_ASSIGNMENT.finditer(text):
-            level = strength(m.group(1))
-            if level is not None and hidden(m.group(2), level, safe):
-                yield m.span(2)
-    if "</" in text:
-        for m in XML_ELEMENT.finditer(text):
-            level = strength(m.group(1).rsplit(":", 1)[-1])
-            if level is not None and hidden(m.group(2).strip(), level, safe):
-                yield m.span(2)
-    if ":\n" in text:
-        for m in LIST_KEY.finditer(text):
-            if strength(m.group(1)) in ("strong", "medium"):
-                yield from blocks.list_items(text, m.start(1), m.end())
-    if "@" in text and ":" in text:
-        for m in LOGIN_SECRET.finditer(text):
-            value = m.group(1)
-            if not number(value) and not reference(value) and not path(value) and secret_looking(value):
-                yield m.span(1)
-    if text.count(":") >= 4:
-        for m in PGPASS.finditer(text):
-            if not reference(m.group(1)) and not m.group(1).isdigit():
-                yield m.span(1)
+    """Names that hold their value in other forms, and structures that are secret by themselves: escaped
+    JSON in a string, an XML element, a YAML list under a credential key, a crypt(3) hash, Redis ACL
+    passwords, `name value` configuration lines, an e-mail login's secret, a pgpass line."""
+    for present, finder in _NESTED:
+        if present(text):
+            yield from finder(text, safe)
+
+
+def _escaped_json(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in ESCAPED_ASSIGNMENT.finditer(text):
+        level = strength(m.group(1))
+        if level is not None and hidden(m.group(2), level, safe):
+            yield m.span(2)
+
+
+def _xml_elements(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in XML_ELEMENT.finditer(text):
+        level = strength(m.group(1).rsplit(":", 1)[-1])
+        if level is not None and hidden(m.group(2).strip(), level, safe):
+            yield m.span(2)
+
+
+def _list_values(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in LIST_KEY.finditer(text):
+        if strength(m.group(1)) in ("strong", "medium"):
+            yield from blocks.list_items(text, m.start(1), m.end())
+
+
+def _spans_of(pattern: re.Pattern[str]) -> Callable[[str, SafeNames], Iterator[Span]]:
+    """Every match's first group: a structure that is secret whatever names it."""
+
+    def found(text: str, _safe: SafeNames) -> Iterator[Span]:
+        for m in pattern.finditer(text):
+            yield m.span(1)
+
+    return found
+
+
+def _config_lines(text: str, _safe: SafeNames) -> Iterator[Span]:
+    for m in CONFIG_LINE.finditer(text):
+        value = m.group(2).rstrip()
+        if strength(m.group(1)) != "strong" or reference(value) or path(value) or value.lower() in _not_values():
+            continue
+        words_ = value.split()
+        spoken = len(words_) > 1 and (len(words_) > 6 or any(w.lower() in _prose_words() for w in words_))
+        if not spoken:  # "password required for root" is a sentence; "faou opds hbnt woof" an app password
+            yield m.start(2), m.start(2) + len(value)
+
+
+def _login_secrets(text: str, _safe: SafeNames) -> Iterator[Span]:
+    for m in LOGIN_SECRET.finditer(text):
+        value = m.group(1)
+        if not number(value) and not reference(value) and not path(value) and secret_looking(value):
+            yield m.span(1)
+
+
+def _pgpass(text: str, _safe: SafeNames) -> Iterator[Span]:
+    for m in PGPASS.finditer(text):
+        if not reference(m.group(1)) and not m.group(1).isdigit():
+            yield m.span(1)
+
+
+# (cheap test that the text can hold it, finder): each finder scans only texts that pass its test
+_NESTED: tuple[tuple[Callable[[str], bool], Callable[[str, SafeNames], Iterator[Span]]], ...] = (
+    (lambda t: '\\"' in t, _escaped_json),
+    (lambda t: "</" in t, _xml_elements),
+    (lambda t: ":\n" in t, _list_values),
+    (lambda t: "$" in t, _spans_of(CRYPT)),
+    (lambda t: "SETUSER" in t or "setuser" in t, _spans_of(REDIS_ACL)),
+    (lambda t: True, _config_lines),
+    (lambda t: "@" in t and ":" in t, _login_secrets),
+    (lambda t: t.count(":") >= 4, _pgpass),
+)
 
 
 def _unquote(value: str, start: int) -> tuple[str, int]:
@@ -174,6 +233,16 @@ def hidden(value: str, level: str, safe: SafeNames) -> bool:
 def not_values() -> frozenset[str]:
     """The values that are switches, placeholders or scheme words, lower-cased: never a secret to seek."""
     return _not_values()
+
+
+POINTER_WORDS = frozenset({"existing", "ref", "key", "name", "secretref"})  # a setting that names a secret
+_SLUG = re.compile(r"[a-z][a-z0-9]{1,30}(?:[-_.][a-z][a-z0-9]{0,30}){1,6}")
+
+
+def _names_a_credential(value: str) -> bool:
+    """A lower-case slug of words whose own words name a credential (hf-secret, gateway-token,
+    db-password-ref): the name of a Kubernetes Secret or of a key inside one, which a setting points to."""
+    return _SLUG.fullmatch(value) is not None and strength(value) is not None
 
 
 @lru_cache(maxsize=1)
@@ -275,6 +344,9 @@ def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe:
         return
     if not quoted and spaced:
         raw = _rest_of_line(text, start, "" if a.quoted_name else text[m.start() - 1 : m.start()])
+    if a.name.lower() in ("cookie", "set-cookie") and "=" in raw:
+        yield from _cookie_pairs(raw, start, safe)
+        return
     scheme = _scheme_of(raw)
     if scheme.strip().lower() == "digest":
         # RFC 7616: username, realm, nonce, uri, qop, nc and cnonce are sent in the clear; response is the secret
@@ -286,8 +358,33 @@ def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe:
         start = text.find(raw, start) if raw else start
     elif level != "strong" and " " in raw.strip():
         return  # a token or a key is one word: "token: 80 or 160 per layer" is prose
+    if _names_a_credential(raw) and POINTER_WORDS.intersection(words(a.name)):
+        return  # existingSecret: llm-gateway-secrets, tokenSecretKey: gateway-token: which secret, not it
     if raw and hidden(raw, level, safe):
         yield start, start + len(raw)
+
+
+COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]{0,4}([^=;\s]{1,128})=([^;\n]{0,4096})")
+COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned".split())
+SESSION_WORDS = frozenset("sess sid sessid session sessionid jsessionid phpsessid csrf xsrf".split())
+
+
+def _cookie_pairs(raw: str, start: int, safe: SafeNames) -> Iterator[Span]:
+    """A Cookie or Set-Cookie header's values, each judged by its own name: a session id or a token is
+    hidden, a language or a consent is not; Set-Cookie's attributes (Path, Expires, SameSite) never are."""
+    for m in COOKIE_PAIR.finditer(raw):
+        name, value = m.group(1), m.group(2).strip()
+        if name.lower() in COOKIE_ATTRIBUTES or len(value) < 3 or reference(value):
+            continue
+        level = strength(name)
+        sessionish = bool(SESSION_WORDS.intersection(words(name))) and len(value) >= 8 and not number(value)
+        if (
+            (level is not None and hidden(value, level, safe))
+            or sessionish
+            or random_token(value)
+            or (len(value) >= 16 and secret_looking(value))
+        ):
+            yield start + m.start(2), start + m.start(2) + len(m.group(2).rstrip())
 
 
 def _rest_of_line(text: str, start: int, quote: str) -> str:
@@ -352,10 +449,11 @@ def _other_prose() -> re.Pattern[str]:
     links = "|".join(re.escape(w) for w in sorted(names.prose_links, key=len, reverse=True))
     attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![\w-])({words})((?:{attached})?(?:[ \t]{{1,4}}(?:{links})(?![\w])){{0,2}})"
+        rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached})?"
+        rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,4}}?[ \t]{{1,4}}(?:{links})(?![\w]))?)"
         r"[ \t]{0,4}[:=：]?[ \t]{0,4}"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
-        r"|「[^」\n]{1,256}」|[^\s\"'`„»«「]{4,256})"
+        r"|「[^」\n]{1,256}」|[^\s\"'`„»«「，。、；：！？）]{4,256})"
     )
 
 
@@ -372,7 +470,7 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
             continue
         value = value.rstrip(_TRAILING)
         linked = bool(m.group(2).strip()) or text[m.end(2) : m.start(3)].strip() in (":", "=", "：")
-        sure = m.re is not PROSE or m.group(1).lower().startswith(_PROSE_STRONG)
+        sure = m.re is PROSE and m.group(1).lower().startswith(_PROSE_STRONG)  # elsewhere: password-like only
         verdict = judged.get((value, linked and sure))
         if verdict is None:
             verdict = judged[(value, linked and sure)] = _prose_secret(value, linked, sure, safe)
@@ -412,10 +510,17 @@ def _prose_words() -> frozenset[str]:
 def _runs(text: str, safe: SafeNames) -> Iterator[Span]:
     """Runs of token characters that are a vendor's token, a JWT or random; each distinct run judged once."""
     judged: dict[str, tuple[Span, ...]] = {}
+    public = _public_blocks(text)
     for m in RUN.finditer(text):
         run = m.group(0)
-        if PUBLIC_KEY_TYPE.search(text, max(0, m.start() - 48), m.start()):
-            continue  # the key of an authorized_keys or known_hosts line: its public half
+        if public and any(a <= m.start() < b for a, b in public):
+            continue  # a certificate's or public key's body
+        if (
+            PUBLIC_KEY_TYPE.search(text, max(0, m.start() - 48), m.start())
+            or FINGERPRINT.search(text, max(0, m.start() - 8), m.start())
+            or (_named_public(text, m.start()) and not (_prefixed(run) or _jwt(run)))
+        ):
+            continue  # an SSH public key; a value its name calls public or an id (PublicKey =, "clientId":)
         spans = judged.get(run)
         if spans is None:
             spans = _judge_run(run, safe)
@@ -431,6 +536,8 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
     body = run[lead:].rstrip(".")
     if len(body) < 12 or safe.word(body):
         return ()
+    if reference(body) or AGE_RECIPIENT.fullmatch(body):
+        return ()  # sk-xxxxxxxxxxxx, YOUR_API_KEY: a placeholder; age1...: an age recipient, a public key
     if _prefixed(body) or _jwt(body):
         return ((lead, lead + len(body)),)
     if _harmless_base64(body, safe):
@@ -444,6 +551,47 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
     if not out and random_token(body) and "/" in body and not any(c in body for c in "-_.~"):
         out.append((lead, lead + len(body)))  # base64 with its slashes
     return tuple(out)
+
+
+AGE_RECIPIENT = re.compile(r"age1[02-9ac-hj-np-z]{58}")  # bech32: the public half of an AGE-SECRET-KEY-1
+# a key's fingerprint as ssh-keygen -l prints it (SHA256:<base64>, MD5:<hex pairs>): what the key is checked by
+FINGERPRINT = re.compile(r"(?:SHA256|SHA1|MD5):$")
+# armoured blocks that are public (certificates, public keys), and SAML's <ds:X509Certificate> element
+_PUBLIC_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9 ]{0,30})(?:CERTIFICATE|PUBLIC KEY)(?: BLOCK)?)-----")
+_X509 = re.compile(r"X509Certificate>")
+
+
+def _public_blocks(text: str) -> list[Span]:
+    """Where the text holds a certificate or a public key: from its BEGIN to its END line, or the body of
+    an X509Certificate element."""
+    out: list[Span] = []
+    if "-----BEGIN " in text:
+        for m in _PUBLIC_BEGIN.finditer(text):
+            end = text.find(f"-----END {m.group(1)}-----", m.end())
+            out.append((m.start(), end if end >= 0 else len(text)))
+    if "X509Certificate>" in text:
+        for m in _X509.finditer(text):
+            close = text.find("<", m.end())
+            out.append((m.end(), close if close >= 0 else len(text)))
+    return out
+
+
+# the name right before a value on its line: NAME = , NAME: , "NAME": " (for _named_public)
+NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]{0,63})[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?$")
+_PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "id", "ids", "uuid", "guid"})
+
+
+def _named_public(text: str, start: int) -> bool:
+    """Whether the name the value stands under says it is public or an identifier (PublicKey, clientId,
+    project_id) and nothing in it names a credential."""
+    line_start = text.rfind("\n", 0, start) + 1
+    m = NAME_BEFORE.search(text, max(line_start, start - 72), start)
+    if m is None:
+        return False
+    found = words(m.group(1))
+    if not found or strength(m.group(1)) is not None:
+        return False
+    return any(w in ("public", "pub", "pubkey") for w in found) or found[-1] in _PUBLIC_WORDS
 
 
 # an SSH public key's type, right before its base64 (ssh-ed25519 AAAA..., ecdsa-sha2-nistp256 AAAA...)
@@ -468,8 +616,8 @@ def _harmless_base64(body: str, safe: SafeNames) -> bool:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
     printable = sum(c.isprintable() or c in "\n\t" for c in decoded)
-    if len(decoded) < 12 or printable < len(decoded) or not any(c in decoded for c in ' :={},"'):
-        return False  # bytes, or one word: a key's base64 is no text
+    if len(decoded) < 12 or printable < len(decoded) or not (" " in decoded.strip() or decoded.lstrip()[:1] in "{["):
+        return False  # bytes, or one word (tok:94f0b481-...): a key's base64 is no text
     return not any(b - a >= 3 for a, b in find(decoded, safe))
 
 

@@ -19,7 +19,11 @@ _REFERENCE = re.compile(
     r"|(?:env|vault|op|secretsmanager|ssm|gcp-secret|azure-keyvault|file|keyring):"
     # HCL and code that read a secret from elsewhere: var.db_password, local.x, os.environ["X"], process.env.X
     r"|(?:var|local|data|module|each|self)\.[A-Za-z_][\w]{0,128}(?:\.[\w\[\]\"-]{1,128}){0,6}$"
-    r"|(?:os\.environ|os\.getenv|process\.env|ENV|System\.getenv|Environment\.GetEnvironmentVariable)\b"
+    r"|(?:os\.environ|os\.getenv|process\.env|ENV|System\.getenv|System\.get_env|Environment\.GetEnvironmentVariable)\b"
+    # CloudFormation's intrinsic functions: !Ref TurnstileSecret, !GetAtt, !Sub, !ImportValue
+    r"|!(?:Ref|GetAtt|Sub|ImportValue|FindInMap|Join|Select|Base64)\b"
+    # placeholders: YOUR_API_KEY, your-token-here, sk-xxxxxxxxxxxx, <redacted> (above), changeme (not_values)
+    r"|(?i:(?:your|my|insert|enter|paste)[_-][a-z0-9_-]{2,40})$|[\w.-]{0,16}?(?:x{6,}|X{6,}|\*{4,})$"
 )
 # a path, or a lookup table of one (postfix's hash:/etc/postfix/sasl_passwd, lmdb:, texthash:, regexp:)
 _PATH = re.compile(r"(?:/|~/|\./|\.\./|file://|[A-Za-z]:\\|[a-z][a-z0-9]{1,11}:/(?!/))")

@@ -155,6 +155,7 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     if not rows:
         if not ranks:
             out.notes.append("no all_reduce_perf result rows found")
+            out.data = {}  # a header alone (nThread ... nGpus) says nothing the audit can use
             return out
         out.notes.append(
             "the run printed its devices but no result row: it failed, hung or was cut before the first size"
