@@ -155,29 +155,44 @@ def _hints(cls: type) -> dict[str, Any]:
     return hints
 
 
+_PLANS: dict[type, tuple[tuple[Spec, Any, Any], ...]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[Spec, Any, Any], ...]:
+    """Each field of `cls` with its type (X for `X | None`) and YAML kind, worked out once per class."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        hints = _hints(cls)
+        typed = []
+        for f in cls._fields:  # type: ignore[attr-defined]
+            hint = hints[f.name]
+            hint = _optional(hint) or hint
+            typed.append((f, hint, _yaml_kind(hint, f.accept) if f.source == "yaml" else None))
+        plan = _PLANS[cls] = tuple(typed)
+    return plan
+
+
 def read(cls: type, raw: Any, where: str, **given: Any) -> Any:
     """A `cls` record from the YAML mapping `raw` found at `where`; KnowledgeError names file, line and key."""
     entry = Entry(raw, where)
-    hints = _hints(cls)
     values: dict[str, Any] = {}
-    for f in cls._fields:  # type: ignore[attr-defined]
+    for f, hint, kind in _plan(cls):
         if f.source == WHERE:
             values[f.name] = entry.where
         elif f.source == GIVEN:
             values[f.name] = given[f.name]
         elif f.source == "yaml":
-            values[f.name] = _value(entry, f, hints[f.name])
+            values[f.name] = _value(entry, f, hint, kind)
     derive = getattr(cls, "derive", None)
     if derive is not None:
         values.update(derive(entry))
     return cls(**values)
 
 
-def _value(entry: Entry, f: Spec, hint: Any) -> Any:
+def _value(entry: Entry, f: Spec, hint: Any, kind: Any) -> Any:
+    """The field's value from the entry: its hint is X for `X | None`, its kind the YAML type it is written as."""
     name = f.yaml or f.name
     value = entry.data.get(name)
-    hint = _optional(hint) or hint
-    kind = _yaml_kind(hint, f.accept)
     if value is None:
         if f.factory is not None:
             return f.factory()

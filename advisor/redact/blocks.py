@@ -75,18 +75,22 @@ def _cat_output(text: str) -> Iterator[Span]:
         name = m.group(1).strip("\"'")
         if not _SECRET_FILE.search(name) or name.endswith((".pub", ".crt", ".pem.pub")):
             continue
-        at = m.end() + 1
-        for _ in range(MAX_LINES):
-            if at >= len(text):
-                break
-            nxt = text.find("\n", at)
-            end = len(text) if nxt < 0 else nxt
-            line = text[at:end]
+        for at, line in following_lines(text, m.end() + 1):
             if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")):
                 break
             lead = len(line) - len(line.lstrip())
             yield at + lead, at + len(line.rstrip())
-            at = end + 1
+
+
+def following_lines(text: str, at: int) -> Iterator[tuple[int, str]]:
+    """The lines of `text` from offset `at` on, each with its start, MAX_LINES at most."""
+    for _ in range(MAX_LINES):
+        if at >= len(text):
+            return
+        nxt = text.find("\n", at)
+        end = len(text) if nxt < 0 else nxt
+        yield at, text[at:end]
+        at = end + 1
 
 
 def _vault(text: str) -> Iterator[Span]:
