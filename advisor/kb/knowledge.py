@@ -317,9 +317,10 @@ class Message(Record):
         """Where the source prints it, as a citation names it."""
         return f"{self.file}:{self.line}" if self.line else (f"{self.name or self.level} {self.code}".strip())
 
-    @property
+    @cached_property
     def pattern(self) -> str | None:
-        """The line pattern of its format (None: too little literal text to match on its own)."""
+        """The line pattern of its format (None: too little literal text to match on its own); worked out
+        once per message, though the load's check, the catalogue and its variants all ask for it."""
         from advisor.kb.signatures import from_format
 
         return from_format(self.format)

@@ -280,8 +280,8 @@ def _inner(
     value = m.group(group)
     if depth >= NESTED_DEPTH or len(value) < 5 or ("=" not in value and ": " not in value):
         return
-    inner = value[1:-1] if value[:1] in "\"'`" and value[-1:] == value[:1] else value
-    offset = m.start(group) + (len(value) - len(inner)) // 2 if inner is not value else m.start(group)
+    in_quotes = len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]
+    inner, offset = (value[1:-1], m.start(group) + 1) if in_quotes else (value, m.start(group))
     for start, end in _assignments_of(pattern, quoted, inner, safe, depth + 1):
         yield offset + start, offset + end
 
