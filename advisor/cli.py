@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -357,7 +357,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return ExitCode.FINDINGS if args.fail_on_change else ExitCode.OK
 
 
+def chat_lang(argv: Sequence[str], given: str, env: Mapping[str, str]) -> tuple[str, bool]:
+    """The chat's language and whether it was chosen: --lang where given, else the locale's
+    (LC_ALL, LC_MESSAGES, LANG: de_DE.UTF-8 is German), which the customer's own words may switch."""
+    if any(a == "--lang" or a.startswith("--lang=") for a in argv):
+        return given, True
+    locale = env.get("LC_ALL") or env.get("LC_MESSAGES") or env.get("LANG") or ""
+    return ("de" if locale.lower().startswith("de") else "en"), False
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
+    import os
+
+    args.lang, forced = chat_lang(getattr(args, "argv", ()), args.lang, os.environ)
     if args.plain:
         from advisor.chat.plain import run as plain
         from advisor.core.engine import Engine
@@ -369,6 +381,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             stdin=sys.stdin,  # the streams of now, not of import time (a redirected or captured run)
             stdout=sys.stdout,
             redact=not args.no_redact,
+            forced_lang=forced,
         )
     try:
         from advisor.tui.app import run
@@ -378,6 +391,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         lang=getattr(args, "lang", "en"),
         transcripts=Path(args.transcripts) if getattr(args, "transcripts", None) else None,
         redact=not getattr(args, "no_redact", False),
+        forced_lang=forced,
     )
     return ExitCode.OK
 

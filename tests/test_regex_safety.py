@@ -113,6 +113,13 @@ def _knowledge() -> list[tuple[str, str, int, bool]]:
         out += [(f"questions.yaml {q.id} {lang}", p, re.I, True) for lang, p in q.asked.texts.items() if p]
     for failure in kb.failures.values():
         out += [(f"failures.yaml {failure.id}", p, 0, True) for p in failure.signature]
+    from advisor.chat.reading import _evidence_line
+    from advisor.inputs.acts import table
+
+    rows, _lang = table()
+    for row in rows:
+        out += [(f"dialogue.yaml {row.kind}", p.pattern, re.I, True) for p in (*row.cues, *row.weak)]
+    out.append(("dialogue.yaml evidence_line", _evidence_line().pattern, re.I, False))
     for key, texts in _table()["strings"].items():
         if key.endswith("_pattern"):
             out += [(f"chat strings {key} {lang}", p, re.I, True) for lang, p in texts.items()]
@@ -136,6 +143,7 @@ def test_the_patterns_are_found_everywhere_they_live():
         "advisor.redact.secrets",
         "advisor.inputs.evidence",
         "questions.yaml",
+        "dialogue.yaml",
         "failures.yaml",
         "fields.yaml",
     ):

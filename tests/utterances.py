@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor.chat import reading
 from advisor.chat.consult import PATHS, planning
-from advisor.chat.dialogue import parse_intent
 from advisor.chat.replies import knowledge_answer
 from advisor.core.engine import Engine
-from advisor.inputs.freetext import understand
 from advisor.yamlio import load_file
 
 CORPUS = Path(__file__).parent / "data" / "utterances"
@@ -31,21 +30,25 @@ class Reading:
     ranged: tuple[int, ...] = ()
 
 
+# The chat's acts in the corpus's words (the corpus was written before the acts were named).
+INTENTS = {"hypothetical": "what_if", "dont_know": "skip", "concept": "question", "correction": "answer"}
+
+
 def read(engine: Engine, said: str, asked: str | None = None, lang: str = "en") -> Reading:
-    """One utterance as the chat reads it, with the question `asked` open."""
-    kind, arg = parse_intent(said)
-    if kind not in ("answer", "what_if"):
+    """One utterance as the chat reads it (advisor/chat/reading.py), with the question `asked` open."""
+    turn = reading.read(said, engine.kb, asked)
+    kind = INTENTS.get(turn.act, turn.act)
+    got = turn.got
+    if got is None or kind not in ("answer", "what_if", "question", "compare", "request_buy", "request_command"):
         return Reading(kind, {}, planning(said))
-    got = understand(arg if kind == "what_if" else said, engine.kb, asked)
     facts = {FACT_OF.get(p, p): v for p, v in got.fields.items()}
     ranged = next(iter(got.ranged.values()), ())
-    if kind == "answer":
-        if got.skipped:
-            kind = "skip"
-        elif got.invalid is not None:
-            kind = "invalid"
-        elif not facts and knowledge_answer(said, engine.kb, lang) is not None:
-            kind = "question"
+    if kind == "answer" and got.invalid is not None:
+        kind = "invalid"
+    elif kind == "answer" and not facts and knowledge_answer(said, engine.kb, lang) is not None:
+        kind = "question"
+    if kind == "question":
+        facts = {}
     return Reading(kind, facts, planning(said), tuple(ranged))
 
 

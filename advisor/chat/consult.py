@@ -210,14 +210,20 @@ class Consultation:
 
     # --- answering ----------------------------------------------------------------------------
 
-    def answer(self, text: str) -> Understood:
-        """Take a free-text answer; return what was understood (the caller shows "did you mean")."""
+    def answer(self, text: str, got: Understood | None = None) -> Understood:
+        """Take a free-text answer (`got`: the text as already read, with the open question); return what
+        was understood (the caller shows "did you mean")."""
         expecting = self.asked.fact if self.asked else None
-        got = understand(text, self.engine.kb, expecting)
+        got = got if got is not None else understand(text, self.engine.kb, expecting)
         if planning(text):
             self.planning = True
         if got.skipped and expecting and expecting not in REQUIRED:
             self.skipped.add(expecting)
+        usual = {f.path: f.usual for f in field_table(self.engine.kb.root).fields if f.usual}
+        for path, value in list(got.fields.items()):
+            bounds = usual.get(path)
+            if bounds and isinstance(value, (int, float)) and not bounds[0] <= value <= bounds[1]:
+                got.held[path] = got.fields.pop(path)
         self.fields.update(got.fields)
         self._refresh()
         if self.error and got.fields:

@@ -27,6 +27,7 @@ from advisor.core.records import Recommendation
 from advisor.errors import AdvisorError
 from advisor.i18n import LANGS
 from advisor.inputs.fields import field_table
+from advisor.inputs.freetext import Understood
 from advisor.inputs.limits import MAX_LAYOUT_GPUS, check_layout, check_layout_text
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Citation
@@ -35,14 +36,27 @@ COMMANDS = ("/help", "/lang", "/sources", "/rules", "/save", "/new", "/report", 
 PANEL_FACTS = (*ASK_ORDER, "engine", "prompt_tokens", "memory_utilization")
 RecorderFactory = Callable[[Engine, str], Any]
 
-WHY = re.compile(r"^(why|warum|wieso|weshalb)\s*\??$", re.I)
-HOW = re.compile(r"^(how|wie|how so|wie das)\s*\??$", re.I)
-# the cue, then what it is about (stripped of the punctuation around it by `_topic`)
-WHY_NOT = re.compile(r"^(why not|warum nicht|wieso nicht|weshalb nicht)\b(.*)$", re.I | re.S)
-WHAT_IF = re.compile(r"^(what if|what about|and if|was w(?:ä|ae)re,? wenn|was ist,? wenn|und wenn)\b(.*)$", re.I | re.S)
-YES = re.compile(r"^(yes|ja|y|j|sure|klar)\W*$", re.I)
-# Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
-QUIT = re.compile(r"^(q|quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
+YES = re.compile(r"^(yes|ja|y|j|sure|klar|yep|yeah|genau|richtig|correct|stimmt)\W*$", re.I)
+NO = re.compile(r"^(no|nein|n|nope|nee|falsch|wrong)\W*$", re.I)
+# the act of each utterance to the turn that answers it (acts that change no fact among them)
+ROUTES = {
+    "quit": "_quit",
+    "command": "_command",
+    "evidence": "_evidence",
+    "why": "_why",
+    "how": "_how",
+    "why_not": "_why_not",
+    "hypothetical": "_what_if",
+    "compare": "_compare",
+    "concept": "_concept",
+    "question": "_concept",
+    "dont_know": "_dont_know",
+    "request_save": "_request_save",
+    "request_command": "_request_command",
+    "request_buy": "_request_buy",
+    "out_of_scope": "_out_of_scope",
+    "smalltalk": "_smalltalk",
+}
 
 
 @dataclass(frozen=True)
@@ -85,34 +99,17 @@ class Reply:
     record: bool = True
 
 
-def parse_intent(text: str) -> tuple[str, str]:
-    """What a line is: ('command', '/x arg'), ('topo', text), ('why'|'how'|'why_not'|'what_if', rest),
-    ('quit', '') or ('answer', text)."""
-    said = text.strip()
-    if said.startswith("/"):
-        return "command", said
-    if QUIT.match(said):
-        return "quit", ""
-    from advisor.inputs.evidence.topo import looks_like_topo
+def parse_intent(text: str, kb: Any = None, asked: str | None = None) -> tuple[str, str]:
+    """What a line is, as the chat routes it (advisor/chat/reading.py): ('command', '/x arg'),
+    ('evidence', text), ('quit', ''), or an act of knowledge/dialogue.yaml with the text after its cue
+    ('why_not', 'tp=4'; 'hypothetical', '120 users'; 'answer', the line)."""
+    from advisor.chat.reading import read
+    from advisor.kb.knowledge import load
 
-    if "\n" in said and looks_like_topo(said):
-        return "topo", said
-    if WHY.match(said):
-        return "why", ""
-    if HOW.match(said):
-        return "how", ""
-    m = WHY_NOT.match(said)
-    if m:
-        return "why_not", _topic(m.group(2))
-    m = WHAT_IF.match(said)
-    if m:
-        return "what_if", _topic(m.group(2))
-    return "answer", said
-
-
-def _topic(rest: str) -> str:
-    """What a why-not or what-if is about, without the punctuation and spaces around it."""
-    return rest.lstrip(" \t\n:,").rstrip(" \t\n?!.")
+    turn = read(text, kb if kb is not None else load(), asked)
+    if turn.act in ("command", "evidence"):
+        return turn.act, text.strip()
+    return turn.act, turn.rest if turn.act not in ("answer", "correction") else text.strip()
 
 
 def read_layout(text: str, total: int, per_node: int) -> Layout | None:
@@ -174,9 +171,20 @@ def _to_value(spec: Any, text: str, words: tuple[tuple[Any, str], ...] = ()) -> 
 class ChatSession:
     """One consultation as a chat: answers, explanations, evidence, commands, and its transcript."""
 
-    def __init__(self, engine: Engine, lang: str = "en", recorder_factory: RecorderFactory | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        lang: str = "en",
+        recorder_factory: RecorderFactory | None = None,
+        forced_lang: bool = False,
+    ) -> None:
+        from advisor.chat.reading import Turn
+
         self.engine = engine
         self.lang = lang if lang in LANGS else "en"
+        self.forced_lang = forced_lang  # chosen with --lang, F6 or /lang: the customer's words do not switch it
+        self.pending: dict[str, Any] = {}  # values said outside their usual range, until confirmed
+        self.turn = Turn("answer")
         self.recorder_factory = recorder_factory
         self.recorder: Any = None
         self.c = Consultation(engine, self.lang)
@@ -202,88 +210,175 @@ class ChatSession:
 
     def respond(self, text: str) -> Reply:
         """Answer one line (or a pasted block); the turn is recorded before this returns."""
+        from advisor.chat.reading import read
+
         said = text.strip()
-        kind, arg = parse_intent(said)
-        if kind == "quit":
-            reply = self._reply(said, t("bye", self.lang), "command", action="quit", record=False)
-        elif kind == "command":
-            reply = self._command(said)
-        elif kind == "topo":
-            reply = self._topo(said)
-        elif kind == "why":
-            reply = self._why(said)
-        elif kind == "how":
-            reply = self._how(said)
-        elif kind == "why_not":
-            reply = self._why_not(said, arg)
-        elif kind == "what_if":
-            reply = self._what_if(said, arg)
-        else:
+        turn = read(said, self.engine.kb, self.question.fact if self.question else None)
+        if turn.act not in ("command", "quit", "evidence"):
+            self._follow_language(said)
+        self.turn = turn
+        if self.pending and turn.act not in ("command", "quit"):
+            reply = self._confirm(said, turn)
+        elif self.offered and turn.act not in ("command", "quit") and self._picked(said) is not None:
             reply = self._answer(said)
+        else:
+            reply = getattr(self, ROUTES.get(turn.act, "_answer"))(said)
         self._record(reply)
         return reply
 
+    def _follow_language(self, said: str) -> None:
+        """Answer in the customer's language where a line says it clearly, unless it was chosen."""
+        from advisor.inputs.acts import language
+
+        if self.forced_lang:
+            return
+        lang = language(said, self.lang)
+        if lang != self.lang and lang in LANGS:
+            self.set_lang(lang)
+
+    def _quit(self, said: str) -> Reply:
+        return self._reply(said, t("bye", self.lang), "command", action="quit", record=False)
+
+    def _picked(self, said: str) -> str | None:
+        """The offered name a reply picks: its number, a yes (the first), or the words only it has."""
+        m = re.fullmatch(r"(\d)[.)]?", said.strip())
+        if m and 1 <= int(m.group(1)) <= len(self.offered):
+            return self.offered[int(m.group(1)) - 1]
+        if YES.match(said):
+            return self.offered[0]
+        words = set(re.findall(r"[a-z0-9äöüß]+", said.lower().replace("-", " ")))
+        own = [set(re.findall(r"[a-z0-9äöüß]+", n.lower().replace("-", " "))) for n in self.offered]
+        common = set.intersection(*own) if own else set()
+        words = {w for w in words if len(w) > 2}  # "q" is no pick of "Max-Q": it quits
+        hits = [n for n, w in zip(self.offered, own, strict=True) if (w - common) & words]
+        return hits[0] if len(hits) == 1 else None
+
     def _answer(self, said: str) -> Reply:
-        c, lang = self.c, self.lang
+        """An answer or a correction: the facts it names are taken (a value outside its usual range, or a
+        card of a family whose variants differ, is asked back first), then the result and the next question."""
+        c = self.c
         typed = said
         if self.offered:
-            m = re.fullmatch(r"\s*(\d)\s*", said)
-            if m and 1 <= int(m.group(1)) <= len(self.offered):
-                typed = self.offered[int(m.group(1)) - 1]
-            elif YES.match(said):
-                typed = self.offered[0]
+            typed = self._picked(said) or said
         self.offered = []
         asked = self.question
         before, planning = c.rec, c.planning
-        got = c.answer(typed)
+        got = c.answer(typed, self.turn.got if typed == said else None)
+        for path in got.fields:
+            if path in c.fields:
+                self.origins[path] = "you"
+        parts = self._understood(said, got, asked)
+        if c.planning and not planning:
+            parts.append(t("planning_noted", self.lang))
+        asking = []
+        if got.held:
+            self.pending = dict(got.held)
+            asking.append(self._confirm_text(got.held))
+        elif len(got.variants) > 1 and not c.error:
+            asking.append(self._variant_text(got.variants, got.gpu_name.name.upper() if got.gpu_name else ""))
+        parts += self._after(before, moved=bool(got.fields) and not c.error, ask=not (self.pending or self.offered))
+        parts += asking
+        return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
+
+    def _understood(self, said: str, got: Understood, asked: Question | None) -> list[str]:
+        """What an answer was read as: the facts noted, the engine's refusal, a word that is no choice,
+        the range read, the names it may mean, a skip; or that nothing could be read."""
+        c, lang = self.c, self.lang
         parts: list[str] = []
-        if got.fields:
-            for path in got.fields:
-                if path in c.fields:
-                    self.origins[path] = "you"
-            if not c.error:
-                parts.append(replies.noted_text(got.fields, lang))
+        if got.fields and not c.error:
+            parts.append(replies.noted_text(got.fields, lang))
         if c.error:
             parts.append(f"⚠ **{t('error', lang)}:** {c.error}")
         if got.invalid is not None and asked is not None:
             choices = replies.choices_text(asked.fact, asked.choices, lang)
             fact = fact_label(asked.fact, lang)
             parts.append(f"⚠ {t('not_a_choice', lang, value=got.invalid, fact=fact, choices=choices)}")
-        for path, values in got.ranged.items():
-            fact = FACT_OF_PATH.get(path, path)
-            parts.append(
-                t(
-                    "ranged",
-                    lang,
-                    fact=fact_label(fact, lang),
-                    values=", ".join(format_value(v, lang) for v in values),
-                    value=format_value(got.fields[path], lang),
-                )
-            )
+        parts += [self._ranged_text(path, values, got.fields[path]) for path, values in got.ranged.items()]
+        return parts + self._unread(said, got, asked)
+
+    def _unread(self, said: str, got: Understood, asked: Question | None) -> list[str]:
+        """The names a word may mean, a skip, or that nothing could be read (a question the knowledge
+        base answers aside)."""
+        c, lang = self.c, self.lang
+        parts: list[str] = []
         if got.unsure.get("model"):
             self.offered = list(got.unsure["model"])
             names = f" {t('or', lang)} ".join(f"**{n}**" for n in self.offered)
             numbers = "1" if len(self.offered) == 1 else f"1–{len(self.offered)}"
             parts.append(t("did_you_mean", lang, names=names, numbers=numbers))
         if got.skipped and asked is not None:
-            if asked.fact in REQUIRED:
-                parts.append(t("cannot_skip", lang, fact=fact_label(asked.fact, lang)))
-            else:
-                parts.append(t("skipped", lang, fact=fact_label(asked.fact, lang)))
-        if not got.fields and not got.unsure and not got.skipped and not c.error and got.invalid is None:
+            key = "cannot_skip" if asked.fact in REQUIRED else "skipped"
+            parts.append(t(key, lang, fact=fact_label(asked.fact, lang)))
+        if not (got.fields or got.unsure or got.skipped or c.error or got.held) and got.invalid is None:
             known = replies.knowledge_answer(said, self.engine.kb, lang)
-            if known is not None:
-                parts.append(known)
-            else:
-                parts.append(
-                    t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang)
-                )
-        if c.planning and not planning:
-            parts.append(t("planning_noted", lang))
-        parts += self._after(before, moved=bool(got.fields) and not c.error)
-        return self._reply(said, "\n\n".join(parts), "answer", understood=dict(got.fields))
+            fallback = t("not_understood", lang, question=asked.text) if asked else t("not_understood_free", lang)
+            parts.append(known if known is not None else fallback)
+        return parts
 
-    def _after(self, before: Recommendation | None, moved: bool = False) -> list[str]:
+    def _ranged_text(self, path: str, values: tuple[int, ...], taken: Any) -> str:
+        fact = FACT_OF_PATH.get(path, path)
+        shown = ", ".join(format_value(v, self.lang) for v in values)
+        return t(
+            "ranged", self.lang, fact=fact_label(fact, self.lang), values=shown, value=format_value(taken, self.lang)
+        )
+
+    def _confirm_text(self, held: dict[str, Any]) -> str:
+        """The question that confirms a value said outside its usual range."""
+        table = field_table(self.engine.kb.root).by_path()
+        lines = []
+        for path, value in held.items():
+            low, high = table[path].usual or (0, 0)
+            fact = FACT_OF_PATH.get(path, path)
+            lines.append(
+                t(
+                    "confirm_value",
+                    self.lang,
+                    fact=fact_label(fact, self.lang),
+                    value=format_value(value, self.lang),
+                    low=format_value(int(low), self.lang),
+                    high=format_value(int(high), self.lang),
+                )
+            )
+        return "\n\n".join(lines)
+
+    def _confirm(self, said: str, turn: Any) -> Reply:
+        """The reply to a confirming question: yes takes the values held, anything else drops them and
+        is read as a line of its own."""
+        held, self.pending = self.pending, {}
+        if not YES.match(said):
+            if NO.match(said):
+                parts = [t("confirm_dropped", self.lang), *self._after(self.c.rec)]
+                return self._reply(said, "\n\n".join(parts), "answer")
+            return getattr(self, ROUTES.get(turn.act, "_answer"))(said)
+        before = self.c.rec
+        taken: dict[str, Any] = {}
+        problems = []
+        for path, value in held.items():
+            error = self.c.set(path, value)
+            if error:
+                problems.append(f"⚠ **{t('error', self.lang)}:** {error}")
+            else:
+                taken[path] = value
+                self.origins[path] = "you"
+        parts = [replies.noted_text(taken, self.lang)] if taken else []
+        parts += [*problems, *self._after(before, moved=bool(taken))]
+        return self._reply(said, "\n\n".join(parts), "answer", understood=taken)
+
+    def _variant_text(self, ids: tuple[str, ...], family: str) -> str:
+        """Which card of a family was meant, asked where the variants give different answers (or before
+        there is an answer to compare), else said as taken."""
+        kb, lang = self.engine.kb, self.lang
+        names = [kb.gpus[i].name for i in ids]
+        family = family or names[0]
+        if self.c.rec is not None:
+            others = [n for n in names[1:]]
+            if self.c.value("hardware.gpu", others) <= 0:
+                return t("variant_same", lang, taken=f"**{names[0]}**", family=family, others=", ".join(others))
+        self.offered = names
+        shown = f" {t('or', lang)} ".join(f"**{n}**" for n in names)
+        return t("variant_question", lang, family=family, names=shown, numbers=f"1–{len(names)}")
+
+    def _after(self, before: Recommendation | None, moved: bool = False, ask: bool = True) -> list[str]:
         """After a turn: when a fact changed (`moved`), the result now and what changed; the whole
         recommendation when its layout or warnings changed; then the next question or, once settled,
         what was assumed."""
@@ -300,7 +395,8 @@ class ChatSession:
             self.settled_announced = False
             if rec is not None and changed:
                 parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
-            parts.append(replies.question_text(self.question, lang))
+            if ask:
+                parts.append(replies.question_text(self.question, lang))
         elif rec is not None:
             if changed or not self.settled_announced:
                 parts.append(replies.recommendation_brief(rec, replies.footnotes(rec, self.engine.kb)))
@@ -324,6 +420,8 @@ class ChatSession:
 
     def _why(self, said: str) -> Reply:
         c, lang = self.c, self.lang
+        if replies.knowledge_answer(said, self.engine.kb, lang) is not None:
+            return self._concept(said)  # "why does ACS matter?": the knowledge base answers it
         q = self.question
         if q is None:
             if c.rec is None:
@@ -358,8 +456,9 @@ class ChatSession:
         per = int(c.fields.get("hardware.gpus_per_node", 1))
         return per * int(c.fields.get("hardware.nodes", 1)), per
 
-    def _why_not(self, said: str, arg: str) -> Reply:
+    def _why_not(self, said: str, arg: str | None = None) -> Reply:
         c, lang = self.c, self.lang
+        arg = self.turn.rest if arg is None else arg
         if c.rec is None:
             return self._reply(said, t("no_rec", lang), "why_not")
         total, per_node = self._total()
@@ -386,20 +485,177 @@ class ChatSession:
         text = replies.why_not_text(layout, c.rec, trial, notes)
         return self._reply(said, text, "why_not", notes=list(notes.items))
 
-    def _what_if(self, said: str, arg: str) -> Reply:
+    def _what_if(self, said: str) -> Reply:
+        """A change supposed, wherever its cue stands ("hm, and if we capped it at 32k?"): the result
+        with it beside the result now; nothing is kept."""
         c, lang = self.c, self.lang
         if c.rec is None:
             return self._reply(said, t("no_rec", lang), "what_if")
-        before, after, changed, error = c.what_if(arg)
+        before, after, changed, error = c.what_if(said)
         if not changed:
-            return self._reply(said, t("what_if_unreadable", lang, text=arg), "what_if")
+            shown = self.turn.rest if self.turn.act == "hypothetical" and self.turn.rest else said
+            return self._reply(said, t("what_if_unreadable", lang, text=shown), "what_if")
         if after is None:
             return self._reply(said, t("what_if_failed", lang, error=error), "what_if", understood=dict(changed))
         return self._reply(
             said, replies.what_if_text(changed, before, after, lang), "what_if", understood=dict(changed)
         )
 
+    # --- acts that change no fact ----------------------------------------------------------------
+
+    def _compare(self, said: str) -> Reply:
+        """Two or more values of one fact ("fp8 or bf16?"), each tried on the facts so far."""
+        from advisor.chat.requests import compare_text
+
+        c, lang = self.c, self.lang
+        got = self.turn.got
+        if c.rec is None or got is None:
+            return self._reply(said, t("no_rec", lang), "compare")
+        parts = []
+        for path, values in got.alternatives.items():
+            fact = FACT_OF_PATH.get(path, path)
+            parts.append(compare_text(self.engine, c.fields, path, fact, values, c.evaluate, lang))
+        if self.question is not None:
+            parts.append(replies.question_text(self.question, lang))
+        return self._reply(said, "\n\n".join(parts), "compare")
+
+    def _concept(self, said: str) -> Reply:
+        """A question about the domain, answered from the knowledge base with its sources; a question
+        it holds no answer to is said to be one, and changes nothing."""
+        lang = self.lang
+        known = replies.knowledge_answer(said, self.engine.kb, lang)
+        parts = [known if known is not None else t("question_unread", lang)]
+        if self.question is not None:
+            parts.append(replies.question_text(self.question, lang))
+        return self._reply(said, "\n\n".join(parts), "concept")
+
+    def _dont_know(self, said: str) -> Reply:
+        """The customer does not know: the open question is left to its default (where it may be)."""
+        c, lang = self.c, self.lang
+        asked = self.question
+        if asked is None:
+            return self._reply(said, t("not_understood_free", lang), "answer")
+        if asked.fact in REQUIRED:
+            return self._reply(said, t("cannot_skip", lang, fact=fact_label(asked.fact, lang)), "answer")
+        c.skipped.add(asked.fact)
+        parts = [t("skipped", lang, fact=fact_label(asked.fact, lang)), *self._after(c.rec)]
+        return self._reply(said, "\n\n".join(parts), "answer")
+
+    def _take(self, said: str) -> dict[str, Any]:
+        """The facts a request states besides asking ("the vllm command for 2 cards"), taken."""
+        got = self.turn.got
+        if got is None or not got.fields:
+            return {}
+        taken = {}
+        for path, value in got.fields.items():
+            if not self.c.set(path, value):
+                taken[path] = value
+                self.origins[path] = "you"
+        return taken
+
+    def _request_command(self, said: str) -> Reply:
+        from advisor.chat.requests import command_text
+
+        taken = self._take(said)
+        engine = taken.get("engine") or (self.turn.got.fields.get("engine") if self.turn.got else None)
+        text = command_text(self.c.rec, str(engine) if engine else None, self.lang)
+        parts = ([replies.noted_text(taken, self.lang)] if taken else []) + [text]
+        return self._reply(said, "\n\n".join(parts), "request", understood=taken)
+
+    def _request_buy(self, said: str) -> Reply:
+        from advisor.chat.requests import buy_text
+
+        taken = self._take(said)
+        parts = ([replies.noted_text(taken, self.lang)] if taken else []) + [
+            buy_text(self.engine, self.c.raw(), self.lang)
+        ]
+        return self._reply(said, "\n\n".join(parts), "request", understood=taken)
+
+    def _request_save(self, said: str) -> Reply:
+        return self._reply(said, self.save(), "command", record=False)
+
+    def _out_of_scope(self, said: str) -> Reply:
+        from advisor.chat.requests import scope_text
+
+        parts = [scope_text(self.lang)]
+        if self.question is not None:
+            parts.append(replies.question_text(self.question, self.lang))
+        return self._reply(said, "\n\n".join(parts), "scope")
+
+    def _smalltalk(self, said: str) -> Reply:
+        parts = [t("smalltalk", self.lang)]
+        if self.question is not None:
+            parts.append(replies.question_text(self.question, self.lang))
+        return self._reply(said, "\n\n".join(parts), "smalltalk")
+
     # --- evidence ----------------------------------------------------------------------------------
+
+    def _evidence(self, said: str) -> Reply:
+        """Pasted machine output: a topology matrix is taken as the host's facts; anything else an
+        audit reader knows is audited as `advisor audit` would audit the same text in a file."""
+        from advisor.inputs.evidence.topo import looks_like_topo
+
+        if "\n" in said and looks_like_topo(said):
+            return self._topo(said)
+        import tempfile
+
+        from advisor.audit import audit, derive
+        from advisor.inputs.evidence.registry import parse_files
+
+        lang = self.lang
+        with tempfile.TemporaryDirectory(prefix="advisor-paste-") as folder:
+            path = Path(folder) / "pasted.txt"
+            path.write_text(said + "\n", encoding="utf-8")
+            try:
+                result = audit(self.engine, [path], lang)
+                _inputs, parsed = parse_files([path])
+            except AdvisorError as exc:
+                return self._reply(said, f"⚠ {exc.one_line()}".replace(str(path), t("pasted", lang)), "evidence")
+            text = replies.audit_text(result, t("pasted", lang), lang).replace(str(path), t("pasted", lang))
+        before = self.c.rec
+        _facts, raw, _dep = derive(parsed, self.engine)
+        taken, problems = self._take_evidence(raw)
+        parts = [text, *problems]
+        if taken:
+            parts.append(t("evidence_taken", lang, facts=replies.fields_text(taken, lang)))
+            parts += self._after(before, moved=True)
+        elif self.question is not None:
+            parts.append(replies.question_text(self.question, lang))
+        return self._reply(said, "\n\n".join(parts), "evidence", understood=taken)
+
+    def _take_evidence(self, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The consultation's facts that pasted evidence shows (the GPU, its count, the model, the
+        host's settings), each taken unless the engine refuses it."""
+        wanted: dict[str, Any] = {}
+        for key, value in raw.items():
+            if isinstance(value, dict):
+                wanted.update({f"{key}.{k}": v for k, v in value.items() if f"{key}.{k}" in FACT_OF_PATH})
+            elif key in FACT_OF_PATH:
+                wanted[key] = value
+        taken: dict[str, Any] = {}
+        problems = []
+        for path, value in wanted.items():
+            value = self._catalogue(path, value)
+            if value is None or self.c.fields.get(path) == value:
+                continue
+            error = self.c.set(path, value)
+            if error:
+                problems.append(f"⚠ {fact_label(FACT_OF_PATH[path], self.lang)} = {value}: {error}")
+            else:
+                taken[path] = value
+                self.origins[path] = "evidence"
+        return taken, problems
+
+    def _catalogue(self, path: str, value: Any) -> Any:
+        """A model or GPU named by evidence in the catalogue's words (a HF repo as the model's name)."""
+        try:
+            if path == "model":
+                return self.engine.kb.find_model(str(value)).name
+            if path == "hardware.gpu":
+                return self.engine.kb.find_gpu(str(value)).name
+        except AdvisorError:
+            return value
+        return value
 
     def _topo(self, said: str) -> Reply:
         """A pasted `nvidia-smi topo -m`, read by the audit's readers: every hardware fact it shows is
@@ -462,6 +718,7 @@ class ChatSession:
             if arg not in LANGS:
                 return self._reply(said, t("lang_usage", lang), "command")
             self.set_lang(arg)
+            self.forced_lang = True
             text = t("lang_set", arg)
             if self.question is not None:
                 text += "\n\n" + replies.question_text(self.question, arg)
@@ -564,6 +821,7 @@ class ChatSession:
         self.asked = []
         self.origins = {}
         self.offered = []
+        self.pending = {}
         self.settled_announced = False
 
     def _record(self, reply: Reply) -> None:

@@ -4,8 +4,9 @@ For pipes, scripts, serial consoles and screen readers: the same ChatSession as 
 (answers in one's own words, why, how, why not, what if, /commands, a pasted `nvidia-smi topo -m`),
 each turn recorded before its reply is printed. Replies are plain text without Markdown marks, with
 the sources their [n] marks cite; the open question is a reply's last paragraph and its first line
-starts with '? '; every reply ends with an empty line. A pasted matrix is read from its header line
-up to the next empty line.
+starts with '? '; every reply ends with an empty line. A paste is one message: what the terminal marks
+as pasted (bracketed paste), a matrix from its header line to the next empty line, machine output
+(a log line, a command line) with the lines that go on it.
 """
 
 from __future__ import annotations
@@ -50,19 +51,51 @@ def reply_text(reply: Reply, kb: Knowledge) -> str:
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste around pasted text
+# the lines that go on a block of machine output: a matrix's rows and legend, indented lines, log lines
+CONTINUES = re.compile(r"^(\s|GPU\d|NIC\d|mlx|Legend|  X|\|)")
+
+
 def messages(stdin: TextIO) -> Iterator[str]:
-    """Each line typed, or a pasted topology matrix as one message."""
+    """Each line typed is a message; a paste is one: what a terminal marks as pasted (bracketed paste),
+    a topology matrix from its header to the next empty line, and machine output (a log line, a
+    command) with the lines that go on it."""
+    from advisor.chat.reading import _evidence_line
+
     lines = iter(stdin)
-    for line in lines:
-        if MATRIX_HEADER.match(line):
+    held: str | None = None
+    while True:
+        line = held if held is not None else next(lines, None)
+        held = None
+        if line is None:
+            return
+        if PASTE_START in line:
+            yield _pasted(line, lines)
+            continue
+        if MATRIX_HEADER.match(line) or _evidence_line().match(line.strip()):
             block = [line.rstrip("\n")]
+            matrix = bool(MATRIX_HEADER.match(line))
             for more in lines:
                 if not more.strip():
                     break
+                if not matrix and not (CONTINUES.match(more) or _evidence_line().match(more.strip())):
+                    held = more
+                    break
                 block.append(more.rstrip("\n"))
-            yield "\n".join(block)
+            yield "\n".join(block).strip("\n")
         else:
             yield line.strip()
+
+
+def _pasted(first: str, lines: Iterator[str]) -> str:
+    """The text between the paste markers, as one message."""
+    text = first.split(PASTE_START, 1)[1]
+    while PASTE_END not in text:
+        more = next(lines, None)
+        if more is None:
+            break
+        text += more
+    return text.split(PASTE_END, 1)[0].strip()
 
 
 def run(
@@ -72,12 +105,24 @@ def run(
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
     redact: bool = True,
+    forced_lang: bool = True,
 ) -> int:
     """Answer message by message until end of input or a quit ('quit', 'exit', '/quit' typed alone: the
     session's own reading, so a message starting with "q" is a message); every turn is recorded before
     it is printed."""
     factory = recorder_factory(transcripts, redact, on_error=lambda m: print(f"(note: {m})", file=sys.stderr))
-    session = ChatSession(engine, lang, factory)
+    session = ChatSession(engine, lang, factory, forced_lang)
+    bracketed = stdout.isatty() and stdin.isatty()
+    if bracketed:  # the terminal marks what is pasted, so a pasted block is one message
+        print("\x1b[?2004h", end="", file=stdout, flush=True)
+    try:
+        return _dialogue(session, engine, stdin, stdout)
+    finally:
+        if bracketed:
+            print("\x1b[?2004l", end="", file=stdout, flush=True)
+
+
+def _dialogue(session: ChatSession, engine: Engine, stdin: TextIO, stdout: TextIO) -> int:
     print(reply_text(session.opening(), engine.kb), file=stdout, flush=True)
     for said in messages(stdin):
         if not said:

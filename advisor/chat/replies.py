@@ -220,9 +220,10 @@ def branch_answer(b: Branch, lang: str) -> str:
 def fields_text(fields: dict[str, Any], lang: str, bold: bool = True) -> str:
     """Scenario fields as `fact = value`, comma-separated."""
     mark = "**" if bold else ""
+    order = {path: i for i, path in enumerate(FACT_OF_PATH)}  # the field table's order: model, precision, GPU, ...
     return ", ".join(
         f"{fact_label(FACT_OF_PATH.get(p, p), lang)} = {mark}{value_text(FACT_OF_PATH.get(p, p), v, lang)}{mark}"
-        for p, v in fields.items()
+        for p, v in sorted(fields.items(), key=lambda item: order.get(item[0], len(order)))
     )
 
 
@@ -452,9 +453,11 @@ def rules_text(rules: Any, lang: str) -> str:
 def knowledge_answer(said: str, kb: Knowledge, lang: str) -> str | None:
     """The knowledge base's answer to a question typed in one's own words (knowledge/questions.yaml), with
     its sources; None where no recorded question matches."""
-    text = said.strip()
+    from advisor.inputs.letters import fold
+
+    text = fold(said.strip())  # "erklaer" as "erklär": text and patterns folded alike
     for q in kb.questions.values():
-        patterns = [p for p in q.asked.texts.values() if p]
+        patterns = [fold(p) for p in q.asked.texts.values() if p]
         if not any(re.search(p, text, re.I) for p in patterns):
             continue
         if q.conflict and q.conflict in kb.conflicts:

@@ -45,8 +45,9 @@ KEYS = {
     "plausible",
     "plausible_split",
     "default_figure",
+    "usual",
 }
-TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare"}
+TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare", "suffixed"}
 
 
 class Field(NamedTuple):
@@ -68,6 +69,7 @@ class Field(NamedTuple):
     complete: str | None = None
     unit_words: str | None = None
     either_side: bool = False
+    suffixed: bool = False  # a number written with k or M ("32k") is this field's where no unit claims it
     values: tuple[tuple[Any, str], ...] = ()
     yes_no: tuple[Any, Any] | None = None
     bare: bool = False
@@ -75,6 +77,7 @@ class Field(NamedTuple):
     plausible: tuple[Any, ...] = ()  # the values worth trying when the user states none (assumptions)
     default_figure: str | None = None  # unstated: the engine's own default stands, as this formula result
     plausible_split: tuple[int, ...] = ()  # unknown: the node's GPUs divided by each of these is worth trying
+    usual: tuple[float, float] | None = None  # a value said outside this range is confirmed before it is taken
 
     @property
     def section(self) -> str | None:
@@ -129,11 +132,13 @@ def _text(raw: dict[str, Any], key: str, where: str) -> Text:
 def _pattern(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise KnowledgeError(f"expected a pattern, not {value!r}", where=where)
+    from advisor.inputs.letters import fold
+
     try:
         re.compile(value)
     except re.error as exc:
         raise KnowledgeError(f"pattern {value!r} does not compile: {exc}", where=where) from None
-    return value
+    return fold(value)  # the reader folds what was typed the same way (advisor/inputs/letters.py)
 
 
 def _field(fact: str, raw: Any, where: str) -> Field:
@@ -197,6 +202,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     split = tuple(raw.get("plausible_split") or ())
     if any(isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 64 for k in split):
         raise KnowledgeError("plausible_split lists whole numbers from 2 to 64 (parts of a node)", where=where)
+    usual = _usual(raw.get("usual"), kind, where)
     figure = raw.get("default_figure")
     if figure is not None and (raw.get("default") is not None or not re.fullmatch(r"[a-z_0-9]+", str(figure))):
         raise KnowledgeError("default_figure names a formula result, on a field without a default", where=where)
@@ -217,6 +223,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         complete=raw.get("complete"),
         unit_words=_pattern(unit, where) if unit is not None else None,
         either_side=bool(text.get("either_side")),
+        suffixed=bool(text.get("suffixed")),
         values=tuple(values),
         yes_no=(yes_no[0], yes_no[1]) if yes_no else None,
         bare=bool(text.get("bare")),
@@ -224,7 +231,23 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         plausible=plausible,
         default_figure=figure,
         plausible_split=split,
+        usual=usual,
     )
+
+
+def _usual(usual: Any, kind: str, where: str) -> tuple[float, float] | None:
+    """A number field's usual range, [low, high] with 0 < low < high."""
+    if usual is None:
+        return None
+    if (
+        kind not in ("count", "tokens", "gbps")
+        or not isinstance(usual, list)
+        or len(usual) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in usual)
+        or not 0 < usual[0] < usual[1]
+    ):
+        raise KnowledgeError("usual is [low, high] of a number field, 0 < low < high", where=where)
+    return float(usual[0]), float(usual[1])
 
 
 def _plausible(value: Any, kind: str, allowed: tuple[Any, ...], top: int | float | None) -> bool:

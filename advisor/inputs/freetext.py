@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.inputs.fields import Field, FieldTable, field_table
+from advisor.inputs.letters import fold
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Knowledge
 
@@ -107,26 +108,33 @@ SKIP = (
     "-",
 )
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
+SKIPPED = frozenset(fold(s) for s in SKIP)
 
 
 @dataclass
 class Understood:
-    """Fields read from one answer, the words that looked like a name but matched nothing surely, and notes."""
+    """Fields read from one answer, the words that looked like a name but matched nothing surely, and notes.
+
+    `alternatives`: every value read for a fact that was named more than once ("fp8 or bf16");
+    `variants`: the catalogue GPUs a family name leaves open ("H100": SXM, PCIe or NVL), the first
+    being the one taken."""
 
     fields: dict[str, Any] = field(default_factory=dict)
     unsure: dict[str, list[str]] = field(default_factory=dict)
     skipped: bool = False
     invalid: str | None = None
     ranged: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    alternatives: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()
+    held: dict[str, Any] = field(default_factory=dict)  # values outside their usual range, to confirm
+    gpu_name: Any = None  # the GPU's entity (advisor.inputs.entities.Entity): where it was named
 
 
 def _numbers(text: str) -> str:
-    """Number words replaced by digits, '8k' kept, '1.000' (German thousands) joined."""
-    text = re.sub(r"(?<=\d)[.,](?=\d{3}\b)", "", text)
-    out = []
-    for token in re.split(r"(\W+)", text):
-        out.append(str(WORDS[token.lower()]) if token.lower() in WORDS and token.lower() not in ("a", "an") else token)
-    return "".join(out)
+    """Number words replaced by digits (advisor/inputs/quantities.py), '8k' kept, '1.000' joined."""
+    from advisor.inputs.quantities import digits
+
+    return digits(text)
 
 
 def _count(value: str) -> int:
@@ -141,18 +149,38 @@ def _count(value: str) -> int:
 
 def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Understood:
     """Every scenario field the text states; `expecting` is the fact the last question asked for."""
+    from advisor.inputs.letters import fold
+    from advisor.inputs.quantities import blank_ruled_out
+
     out = Understood()
     raw = text.strip()
-    lowered = _numbers(raw.lower())
-    said = re.sub(r"\bweiss\b", "weiß", lowered).strip()  # "ss" where the keyboard has no ß
-    if said.strip(" .!") in SKIP or said in SKIP:
+    lowered = fold(_numbers(raw.lower()))  # "Gespraeche" as "Gespräche": both folded
+    said = lowered.strip()
+    if said.strip(" .!") in SKIPPED or said in SKIPPED:
         out.skipped = True
         return out
-    lowered = lowered.strip().rstrip(" .!")
+    lowered = blank_ruled_out(lowered.strip().rstrip(" .!"))
     f = out.fields
-
+    _precisions(lowered, out)
     table = field_table(kb.root)
-    lowered = _numbers_with_units(lowered, table, f)
+    masked = _names(lowered, kb, out)
+    masked = _numbers_with_units(masked, table, out)
+    _values(masked, table, out, expecting)
+    if "hardware.gpu" in f:
+        _narrow(kb, lowered, out)
+    if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
+        f["kv_cache_dtype"] = f.pop("precision")
+    if expecting and not f and not out.unsure:
+        asked = table.by_fact().get(expecting) or table.by_path().get(expecting)
+        if asked is not None:
+            _expected(masked, asked, out)
+    return out
+
+
+def _precisions(lowered: str, out: Understood) -> None:
+    """The weights' and the KV cache's precisions named ("fp8 kv cache", "the KV cache is FP8 too");
+    a precision named twice is kept as alternatives ("fp8 or bf16?")."""
+    said: dict[str, list[str]] = {}
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
         before, after = lowered[max(0, m.start() - 16) : m.start()], lowered[m.end() : m.end() + 12]
         kv_before = re.search(
@@ -160,45 +188,52 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
             r"(?:[ :-]{0,4}(?:auch|also|too|ebenfalls))?[ :]{0,4}$",
             before,
         )
-        if kv_before or re.match(r"[ -]?(kv|cache)", after):
-            f["kv_cache_dtype"] = PRECISIONS[m.group(1)]
-        else:
-            f.setdefault("precision", PRECISIONS[m.group(1)])
-
-    _values(lowered, table, f, expecting)
-
-    _names(raw, lowered, kb, out)
-    if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
-        f["kv_cache_dtype"] = f.pop("precision")
-    if expecting and not f and not out.unsure:
-        asked = table.by_fact().get(expecting) or table.by_path().get(expecting)
-        if asked is not None:
-            _expected(lowered, asked, out)
-    return out
+        path = "kv_cache_dtype" if kv_before or re.match(r"[ -]?(kv|cache)", after) else "precision"
+        value = PRECISIONS[m.group(1)]
+        if value not in said.setdefault(path, []):
+            said[path].append(value)
+    for path, values in said.items():
+        out.fields[path] = values[0]
+        if len(values) > 1:
+            out.alternatives[path] = tuple(values)
 
 
-def _values(lowered: str, table: FieldTable, found: dict[str, Any], expecting: str | None) -> None:
+def _values(lowered: str, table: FieldTable, out: Understood, expecting: str | None) -> None:
     """The enum and yes/no fields whose words the text holds; the asked field keeps words it shares
-    with another field, and words that two other fields share are taken by neither (a bare "aus")."""
+    with another field, and words that two other fields share are taken by neither (a bare "aus").
+    A field whose words name two of its values keeps both as alternatives ("TP or PP", "SXM or NVL")."""
     matched: dict[str, tuple[Any, tuple[int, int]]] = {}
     for fld in table.fields:
-        for value, pattern in fld.values:
-            m = re.search(pattern, lowered)
-            if m:
-                matched[fld.path] = (value, m.span())
-                break
+        hits = _hits(fld, lowered)
+        if hits:
+            matched[fld.path] = hits[0]
+            if len(hits) > 1 and fld.type == "enum":
+                out.alternatives[fld.path] = tuple(v for v, _s in sorted(hits, key=lambda h: h[1]))
     asked = (table.by_fact().get(expecting) or table.by_path().get(expecting)) if expecting else None
     if asked is not None and asked.path in matched:
-        start, end = matched[asked.path][1]
-        matched = {
-            path: (value, span)
-            for path, (value, span) in matched.items()
-            if path == asked.path or span[1] <= start or span[0] >= end
-        }
+        matched = _asked_keeps(matched, asked.path)
     spans = [span for _value, span in matched.values()]
     for path, (value, span) in matched.items():
         if (asked is not None and path == asked.path) or spans.count(span) == 1:
-            found[path] = value
+            out.fields[path] = value
+    for path in [p for p in out.alternatives if p in matched and p not in out.fields]:
+        del out.alternatives[path]
+
+
+def _asked_keeps(matched: dict[str, tuple[Any, tuple[int, int]]], path: str) -> dict[str, tuple[Any, tuple[int, int]]]:
+    """The matches left where the asked field's words stand: no other field reads them."""
+    start, end = matched[path][1]
+    return {p: (v, span) for p, (v, span) in matched.items() if p == path or span[1] <= start or span[0] >= end}
+
+
+def _hits(fld: Field, lowered: str) -> list[tuple[Any, tuple[int, int]]]:
+    """Each value of the field whose words the text holds, with where (once per value)."""
+    hits: list[tuple[Any, tuple[int, int]]] = []
+    for value, pattern in fld.values:
+        m = re.search(pattern, lowered)
+        if m and all(v != value for v, _s in hits):
+            hits.append((value, m.span()))
+    return hits
 
 
 def _value(kind: str, text: str) -> int | float:
@@ -213,9 +248,11 @@ def _value(kind: str, text: str) -> int | float:
     return _count(text)
 
 
-def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) -> str:
-    """Numbers with their fields' words ("60 users", "8k context", "users: 60"); the text is returned
-    without the numbers of fields whose words may stand on either side, so no other field reads them."""
+def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str:
+    """Numbers with their fields' words ("60 users", "8k context", "users: 60"), then numbers written
+    with k or M for the field that takes them ("mostly 4k, sometimes 32k": the largest, the values kept
+    as a range); the text is returned without the numbers read where another field could read them."""
+    found = out.fields
     numbered = [f for f in table.fields if f.unit_words]
     # First every "number, then words" form, then the "words, then number" forms: the first is the surer.
     for fld in numbered:
@@ -232,52 +269,74 @@ def _numbers_with_units(lowered: str, table: FieldTable, found: dict[str, Any]) 
         if m:
             found[fld.path] = _value(fld.type, m.group("n"))
             lowered = lowered.replace(m.group(0), " ")
+    for fld in numbered:
+        if fld.suffixed and fld.path not in found:
+            said = re.findall(r"(?<![\w.])(\d{1,9}(?:\.\d{1,3})?\s?[km])\b", lowered)
+            if said:
+                values = tuple(sorted({_count(n) for n in said}))
+                found[fld.path] = values[-1]
+                if len(values) > 1:
+                    out.ranged[fld.path] = values
+                lowered = re.sub(r"(?<![\w.])\d{1,9}(?:\.\d{1,3})?\s?[km]\b", " ", lowered)
     return lowered
 
 
-def _names(raw: str, lowered: str, kb: Knowledge, out: Understood) -> None:
-    """The model and the GPU (with a count) named in the text, fuzzy-matched with the numbers kept."""
+def _names(lowered: str, kb: Knowledge, out: Understood) -> str:
+    """The model and the GPU (with a count) named in the text, fuzzy-matched with their digits kept
+    (advisor/inputs/entities.py); the text is returned with their names blanked, so that no count reads
+    the "6000" of "RTX PRO 6000" or the "235" of "Qwen3-235B"."""
+    from advisor.inputs import entities
+
+    text = entities.spaced(lowered)
+    masked = lowered  # the same letters as `text`, with '-' and '/' kept for the field words ("fine-tune")
+    for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
+        found = entities.find(kb, kind, text)
+        if found is None:
+            if kind == "model" and re.search(r"\b(l+ama|qwen|mistral|mixtral|deepseek|gpt|gemma|phi)", lowered):
+                _unsure_model(text, kb, out)
+            continue
+        out.fields[key] = item_id_name(kb, kind, found.id)
+        masked = masked[: found.start] + " " * (found.end - found.start) + masked[found.end :]
+        if kind == "gpu":
+            _gpu_count(text, found, out)
+            out.variants = (found.id,)
+            out.unsure.pop("gpu", None)
+            out.gpu_name = found
+    return masked
+
+
+def _gpu_count(text: str, found: Any, out: Understood) -> None:
+    """The GPUs counted next to the name: '8x H100', 'H100 x 8'; 'an L4', 'eine einzelne A100': one."""
+    from advisor.inputs import entities
+
+    count = entities.count_before(text, found)
+    before = text[max(0, found.start - 24) : found.start]
+    if count is not None:
+        out.fields.setdefault("hardware.gpus_per_node", count)
+    elif re.search(r"\b(?:an?|single|a single|one|eine?[nr]?|einzelne[nr]?|1)\s{1,2}(?:nvidia\s)?$", before):
+        out.fields.setdefault("hardware.gpus_per_node", 1)
+
+
+def _unsure_model(text: str, kb: Knowledge, out: Understood) -> None:
     from rapidfuzz import fuzz, process
 
-    from advisor.kb.knowledge import norm_name
+    index = kb.names_of("model")
+    found = process.extract(text, list(index), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=60)
+    out.unsure["model"] = list(dict.fromkeys(kb.models[index[m]].name for m, _s, _i in found))
 
-    text = norm_name(lowered)
-    # read the text once, not once per catalogue name: a pasted page must stay linear
-    numbers_in_text = set(re.findall(r"\d+", text))
-    words_in_text = set(re.findall(r"[\w-]+", text))
-    for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
-        index = kb.names_of(kind)
-        best: tuple[float, str, str] | None = None
-        for name, item_id in index.items():
-            if len(name) < 3:  # a two-letter name ("l4") only as a word of its own, never inside "l40s"
-                alone = (
-                    name in words_in_text
-                    if re.fullmatch(r"[\w-]+", name)
-                    else re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
-                )
-                if alone and best is None:
-                    best = (100.0, name, item_id)
-                continue
-            digits = set(re.findall(r"\d+", name))
-            if not digits <= numbers_in_text:
-                continue
-            score = fuzz.partial_ratio(name, text) if len(name) <= len(text) else fuzz.ratio(name, text)
-            if score >= 90 and (best is None or (score, len(name)) > (best[0], len(best[1]))):
-                best = (score, name, item_id)
-        if best:
-            out.fields[key] = item_id_name(kb, kind, best[2])
-            if kind == "gpu":
-                m = re.search(rf"(\d+)\s*(?:{GPUS})?\s*(?:x\s*)?[^\d]{{0,3}}{re.escape(best[1].split()[0])}", text)
-                one = re.search(
-                    rf"\b(?:an?|single|a single|eine?[nr]?|einzelne[nr]?)\s+{re.escape(best[1].split()[0])}", text
-                )
-                if m:
-                    out.fields.setdefault("hardware.gpus_per_node", int(m.group(1)))
-                elif one:
-                    out.fields.setdefault("hardware.gpus_per_node", 1)
-        elif kind == "model" and re.search(r"\b(l+ama|qwen|mistral|mixtral|deepseek|gpt|gemma|phi)", lowered):
-            found = process.extract(text, list(index), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=60)
-            out.unsure["model"] = list(dict.fromkeys(kb.models[index[m]].name for m, _s, _i in found))
+
+def _narrow(kb: Knowledge, lowered: str, out: Understood) -> None:
+    """The GPU variants a family name leaves open, given the NVLink the text states."""
+    from advisor.inputs import entities
+
+    found = out.gpu_name
+    if found is None:
+        return
+    nvlink = out.fields.get("hardware.nvlink")
+    ids = entities.variants(kb, found, entities.spaced(lowered), str(nvlink) if nvlink else None)
+    if ids and ids[0] != found.id:
+        out.fields["hardware.gpu"] = item_id_name(kb, "gpu", ids[0])
+    out.variants = ids
 
 
 def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
@@ -285,29 +344,46 @@ def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
     return kb.gpus[item_id].name if kind == "gpu" else kb.models[item_id].name
 
 
+YES = r"(yes|yeah|yep|yup|ja|jo|jap|jawohl|sure|klar|correct|richtig|genau|indeed|affirmative|y|j)"
+NO = r"(no|nope|nah|nein|nee|ne|n|not really|eher nicht|leider nicht|negative)"
+
+
 def _expected(lowered: str, asked: Field, out: Understood) -> None:
-    """A bare answer ("60", "yes", "8k", "fp8") to the question just asked, about the field `asked`."""
-    m = re.fullmatch(r"\s*(?:(?:about|circa|ca\.?|etwa|rund|~)\s*)?(\d+(?:\.\d+)?\s*[km]?)\s*", lowered)
-    yes = re.fullmatch(r"\s*(yes|ja|y|j|jawohl|sure|klar)\s*", lowered)
-    no = re.fullmatch(r"\s*(no|nein|n|nope)\s*", lowered)
+    """An answer to the question just asked, about the field `asked`, where the words name no field:
+    the one number it holds ("60", "8k is plenty for them", "so um die 50"), a yes or no that opens it
+    ("yes, it works"), or the one choice of the field it names."""
+    said = lowered.strip(" .!,;")
+    if asked.type in ("count", "tokens", "share", "gbps"):
+        _expected_number(said, asked, out)
+        return
+    yes = re.match(rf"{YES}\b", said)
+    no = re.match(rf"{NO}\b", said)
     path = asked.path
-    several = re.findall(r"(?<![\w.])(\d+(?:\.\d+)?\s*[km]?)\b", lowered)
-    if asked.type in ("count", "tokens") and m:
-        out.fields[path] = _count(m.group(1))
-    elif asked.type in ("count", "tokens") and len(several) > 1:
-        values = tuple(sorted({_count(n) for n in several}))
-        out.fields[path] = values[-1]
-        out.ranged[path] = values
-    elif asked.type in ("share", "gbps") and m:
-        out.fields[path] = float(m.group(1))
-    elif asked.type == "bool" and (yes or no):
+    if asked.type == "bool" and (yes or no):
         out.fields[path] = bool(yes)
     elif asked.yes_no and (yes or no):
         out.fields[path] = asked.yes_no[0] if yes else asked.yes_no[1]
-    elif asked.type == "enum" and lowered.strip():
-        if lowered.strip() in asked.choices:
-            out.fields[path] = lowered.strip()
-        else:
-            out.invalid = lowered.strip()
-    elif asked.bare and lowered.strip():
-        out.fields[path] = lowered.strip()
+    elif asked.type == "enum" and said:
+        named = [c for c in asked.choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said)]
+        if len(named) == 1:
+            out.fields[path] = named[0]
+        elif len(said.split()) <= 2:
+            out.invalid = said  # a word that is none of the choices: said so, with the choices
+    elif asked.bare and said and len(said.split()) <= 2 and not said.endswith("?"):
+        out.fields[path] = said  # a bare name ("fp8", "w8a8"); a sentence is no value of the field
+
+
+def _expected_number(said: str, asked: Field, out: Understood) -> None:
+    """The number an answer to a number question holds; several give the largest, kept as a range."""
+    several = re.findall(r"(?<![\w.])(\d+(?:\.\d+)?\s*[km]?)\b", said)
+    path = asked.path
+    if asked.type in ("share", "gbps"):
+        if len(several) == 1:
+            out.fields[path] = float(several[0].rstrip(" km"))
+        return
+    if len(several) == 1:
+        out.fields[path] = _count(several[0])
+    elif len(several) > 1:
+        values = tuple(sorted({_count(n) for n in several}))
+        out.fields[path] = values[-1]
+        out.ranged[path] = values

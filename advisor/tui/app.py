@@ -37,18 +37,23 @@ class AdvisorApp(App[str]):
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
-        self, engine: Engine | None = None, lang: str = "en", recorder_factory: RecorderFactory | None = None
+        self,
+        engine: Engine | None = None,
+        lang: str = "en",
+        recorder_factory: RecorderFactory | None = None,
+        forced_lang: bool = True,
     ) -> None:
         super().__init__()
         self.engine = engine
         self.lang = lang if lang in LANGS else "en"
+        self.forced_lang = forced_lang
         self.recorder_factory = recorder_factory
         self.title = t("title", self.lang)
         self.sub_title = t("language_name", self.lang)
 
     def get_default_screen(self) -> ChatScreen:
         """The chat screen is the app's screen."""
-        return ChatScreen(self.engine, self.lang, self.recorder_factory)
+        return ChatScreen(self.engine, self.lang, self.recorder_factory, self.forced_lang)
 
     @property
     def chat(self) -> ChatScreen:
@@ -80,16 +85,18 @@ def make_app(
     transcripts: Path | None = None,
     recorder_factory: RecorderFactory | None = None,
     redact: bool = True,
+    forced_lang: bool = True,
 ) -> AdvisorApp:
     """The chat app. `engine`: an already loaded engine (else it loads after the screen is up);
     `transcripts`: the transcript folder; `recorder_factory(engine, lang)`: returns a recorder or None
     (default: advisor.transcripts.Recorder into `transcripts`)."""
     factory = recorder_factory if recorder_factory is not None else transcript_recorders(transcripts, redact)
-    return AdvisorApp(engine, lang, factory)
+    return AdvisorApp(engine, lang, factory, forced_lang)
 
 
-def run(lang: str = "en", transcripts: Path | None = None, redact: bool = True) -> None:
-    """Run the chat in the terminal; afterwards say where the transcript was saved."""
-    message = make_app(lang=lang, transcripts=transcripts, redact=redact).run()
+def run(lang: str = "en", transcripts: Path | None = None, redact: bool = True, forced_lang: bool = True) -> None:
+    """Run the chat in the terminal; afterwards say where the transcript was saved. `forced_lang`: the
+    language was chosen (--lang), so the customer's words do not switch it."""
+    message = make_app(lang=lang, transcripts=transcripts, redact=redact, forced_lang=forced_lang).run()
     if message:
         print(f"advisor: {message.replace('`', '')}", file=sys.stderr)

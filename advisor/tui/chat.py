@@ -83,12 +83,14 @@ class ChatScreen(Screen[None]):
         # is open), or ctrl+c: a bare letter key would end a consultation whose next message merely
         # starts with it ("qwen3 235b ..."), even from an empty input, where every message starts.
         Binding("ctrl+q", "quit_session", "Quit"),
+        Binding("ctrl+c", "quit_session", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, engine: Engine | None, lang: str, recorder_factory: Any) -> None:
+    def __init__(self, engine: Engine | None, lang: str, recorder_factory: Any, forced_lang: bool = True) -> None:
         super().__init__()
         self.engine = engine
         self.lang = lang
+        self.forced_lang = forced_lang
         self.recorder_factory = recorder_factory
         self.session: ChatSession | None = None
         self.notes: list[Citation] = []
@@ -142,7 +144,7 @@ class ChatScreen(Screen[None]):
                 from advisor.core.engine import Engine
 
                 self.engine = Engine.load()
-            self.session = ChatSession(self.engine, self.lang, self.recorder_factory)
+            self.session = ChatSession(self.engine, self.lang, self.recorder_factory, self.forced_lang)
             opening = self.session.opening()
         except AdvisorError as exc:  # a broken rule or knowledge base: say so, as the CLI does
             with self._lock:

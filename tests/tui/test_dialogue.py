@@ -27,16 +27,17 @@ def rtx60(engine) -> ChatSession:
         ("Warum", "why", ""),
         ("how", "how", ""),
         ("wie?", "how", ""),
-        ("why not TP=4?", "why_not", "TP=4"),
-        ("warum nicht Replikate?", "why_not", "Replikate"),
-        ("what if 120 users?", "what_if", "120 users"),
-        ("was wäre wenn 120 Nutzer", "what_if", "120 Nutzer"),
+        ("why not TP=4?", "why_not", "tp=4"),
+        ("warum nicht Replikate?", "why_not", "replikate"),
+        ("what if 120 users?", "hypothetical", "120 users"),
+        ("was wäre wenn 120 Nutzer", "hypothetical", "wenn 120 nutzer"),
+        ("hm. and if we capped it at 32k?", "hypothetical", "we capped it at 32k"),
         ("/lang de", "command", "/lang de"),
         ("wie viele GPUs", "answer", "wie viele GPUs"),
     ],
 )
-def test_intents(text, kind, rest):
-    assert parse_intent(text) == (kind, rest)
+def test_intents(engine, text, kind, rest):
+    assert parse_intent(text, engine.kb) == (kind, rest)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,139 @@
+"""Catalogue names found in free text, as spans that keep their own digits.
+
+"8x RTX PRO 6000 Server Edition" holds one entity, the Server Edition card, at a known place: the
+"6000" belongs to the name and is no count, and the "8x" before it counts the cards. Names are matched
+fuzzily (rapidfuzz's partial ratio with its alignment) against every catalogue name and alias whose
+digits the text holds, so a typo costs confidence, not the match; the score is kept.
+
+A name that several catalogue entries begin with ("h100": the SXM, PCIe and NVL cards) is a family:
+the entity carries every variant the text does not rule out ("not the PCIe ones" rules one out; a
+stated NVSwitch keeps the cards that take one), and the caller asks where they differ.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from advisor.kb.knowledge import Knowledge
+
+SURE = 90  # the least partial-ratio score a name is taken at
+# The words that rule out what follows them within a few words: "not the PCIe ones", "nicht die NVL".
+NEGATION = re.compile(
+    r"\b(?:not|no|never|rather than|instead of|except|nicht|kein\w{0,2}|statt|anstatt|anstelle|außer|ausser)\b"
+    r"(?:\W{1,3}\w{1,12}){0,3}?\W{1,3}$"
+)
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A catalogue entry named in the text: its id, the span it covers, the score, and for a family
+    name the variants still open (one id: no question)."""
+
+    kind: str
+    id: str
+    start: int
+    end: int
+    score: float
+    name: str
+    variants: tuple[str, ...] = ()
+
+
+def spaced(text: str) -> str:
+    """The text as catalogue names are normalised, letter for letter: '-', '_' and '/' become spaces,
+    so a span found in it is a span of the text."""
+    return text.lower().replace("-", " ").replace("_", " ").replace("/", " ")
+
+
+def _negated(text: str, start: int) -> bool:
+    return NEGATION.search(text[max(0, start - 40) : start]) is not None
+
+
+def find(kb: Knowledge, kind: str, text: str) -> Entity | None:
+    """The catalogue entry of `kind` ('gpu' or 'model') the text names surest, not negated."""
+    from rapidfuzz import fuzz
+
+    index = kb.names_of(kind)
+    numbers = set(re.findall(r"\d+", text))
+    words = set(re.findall(r"[\w]+", text))
+    best: Entity | None = None
+    for name, item_id in index.items():
+        if len(name) < 3:  # a two-letter name ("l4") only as a word of its own, never inside "l40s"
+            if name not in words:
+                continue
+            m = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)
+            if m is None or _negated(text, m.start()):
+                continue
+            found = Entity(kind, item_id, m.start(), m.end(), 100.0, name)
+        else:
+            if not set(re.findall(r"\d+", name)) <= numbers:
+                continue
+            if len(name) > len(text):
+                continue
+            al = fuzz.partial_ratio_alignment(name, text, score_cutoff=SURE)
+            if al is None or _negated(text, al.dest_start):
+                continue
+            start, end = _widen(text, al.dest_start, al.dest_end)
+            found = Entity(kind, item_id, start, end, al.score, name)
+        if best is None or (found.score, len(found.name)) > (best.score, len(best.name)):
+            best = found
+    return best
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """A fuzzy span grown to whole words: 'rtx pro 600' found in 'rtx pro 6000s' covers the word."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return start, end
+
+
+def variants(kb: Knowledge, entity: Entity, text: str, nvlink: str | None = None) -> tuple[str, ...]:
+    """The catalogue ids a family name may mean, less those the text rules out: every entry with a
+    name that begins with the matched name's words, its distinguishing words not negated in the text,
+    and, for a stated NVLink, taking that link."""
+    index = kb.names_of(entity.kind)
+    prefix = entity.name + " "
+    ids = [entity.id]
+    for name, item_id in index.items():
+        if name.startswith(prefix) and item_id not in ids and not _ruled_out(name[len(prefix) :], text):
+            ids.append(item_id)
+    if entity.kind == "gpu" and nvlink and nvlink != "none":
+        taking = [i for i in ids if nvlink in kb.gpus[i].nvlink_options]
+        ids = taking or ids
+    if entity.id in ids and _ruled_out_default(kb, entity, text):
+        ids.remove(entity.id)
+    return tuple(ids)
+
+
+def _ruled_out(rest: str, text: str) -> bool:
+    """Whether a variant's own words ('pcie' of 'h100 pcie') stand negated in the text."""
+    for word in rest.split():
+        if len(word) < 3 or word.isdigit() or re.fullmatch(r"\d+gb", word):
+            continue
+        for m in re.finditer(rf"(?<![\w]){re.escape(word)}", text):
+            if _negated(text, m.start()):
+                return True
+    return False
+
+
+def _ruled_out_default(kb: Knowledge, entity: Entity, text: str) -> bool:
+    """Whether the text negates the default variant's own form ('not SXM' for a bare 'h100')."""
+    names = [n for n, i in kb.names_of(entity.kind).items() if i == entity.id and n.startswith(entity.name + " ")]
+    return any(_ruled_out(n[len(entity.name) + 1 :], text) for n in names)
+
+
+def count_before(text: str, entity: Entity) -> int | None:
+    """The count written next to a GPU name: '8x H100', '8 × RTX PRO 6000', 'H100 x8', '2 of the L40S'."""
+    before = text[max(0, entity.start - 24) : entity.start]
+    m = re.search(
+        r"(?<![\w.,])(\d{1,4})\s{0,2}(?:x|×|\*|gpus?|cards?|karten|stück|of the|der)?\s{0,2}(?:nvidia\s)?$", before
+    )
+    if m:
+        return int(m.group(1))
+    after = text[entity.end : entity.end + 16]
+    m = re.match(r"(?:s|er)?\s{0,2}(?:x|×|\*)\s{0,2}(\d{1,4})\b", after)
+    if m:
+        return int(m.group(1))
+    return None
