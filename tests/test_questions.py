@@ -48,7 +48,12 @@ def test_the_answer_names_its_sources(engine):
 
 
 def test_an_unanswerable_line_is_still_said_to_be_unread(engine):
-    assert "could not read" in _session(engine, "en").respond("the weather is nice").text
+    assert "could not read" in _session(engine, "en").respond("the rack is painted blue").text
+
+
+def test_small_talk_is_answered_as_small_talk(engine):
+    reply = _session(engine, "en").respond("the weather is nice today")
+    assert reply.kind == "smalltalk" and "could not read" not in reply.text
 
 
 def test_rules_check_refuses_a_question_without_answer_or_source(tmp_path, engine):

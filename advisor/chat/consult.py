@@ -219,11 +219,9 @@ class Consultation:
             self.planning = True
         if got.skipped and expecting and expecting not in REQUIRED:
             self.skipped.add(expecting)
-        usual = {f.path: f.usual for f in field_table(self.engine.kb.root).fields if f.usual}
-        for path, value in list(got.fields.items()):
-            bounds = usual.get(path)
-            if bounds and isinstance(value, (int, float)) and not bounds[0] <= value <= bounds[1]:
-                got.held[path] = got.fields.pop(path)
+        from advisor.chat.context import settle
+
+        settle(got, dict(self.fields), self.engine.kb, expecting, text)
         self.fields.update(got.fields)
         self._refresh()
         if self.error and got.fields:
@@ -401,7 +399,10 @@ class Consultation:
     def what_if(self, text: str) -> tuple[Recommendation | None, Recommendation | None, dict[str, Any], str | None]:
         """The recommendation now and with one more change, without keeping the change: (now, with the
         change, the change understood, why the change cannot be evaluated)."""
+        from advisor.chat.context import supposed
+
         got = understand(text, self.engine.kb, self.asked.fact if self.asked else None)
+        supposed(got, self.fields, self.engine.kb)
         if not got.fields:
             return self.rec, None, got.fields, None
         try:

@@ -44,6 +44,8 @@ ROUTES = {
     "command": "_command",
     "evidence": "_evidence",
     "why": "_why",
+    "why_ask": "_why",
+    "repeat": "_repeat",
     "how": "_how",
     "why_not": "_why_not",
     "hypothetical": "_what_if",
@@ -184,6 +186,7 @@ class ChatSession:
         self.lang = lang if lang in LANGS else "en"
         self.forced_lang = forced_lang  # chosen with --lang, F6 or /lang: the customer's words do not switch it
         self.pending: dict[str, Any] = {}  # values said outside their usual range, until confirmed
+        self.last_request: str | None = None  # the last request answered ("and the same for sglang?")
         self.turn = Turn("answer")
         self.recorder_factory = recorder_factory
         self.recorder: Any = None
@@ -223,8 +226,19 @@ class ChatSession:
             reply = self._answer(said)
         else:
             reply = getattr(self, ROUTES.get(turn.act, "_answer"))(said)
+        if turn.act.startswith("request_"):
+            self.last_request = turn.act
         self._record(reply)
         return reply
+
+    def _repeat(self, said: str) -> Reply:
+        """ "And the same for sglang?": the last request again with this line's values, or a what-if."""
+        if self.last_request:
+            from advisor.chat.reading import Turn
+
+            self.turn = Turn(self.last_request, self.turn.rest, self.turn.got)
+            return getattr(self, ROUTES[self.last_request])(said)
+        return self._what_if(said)
 
     def _follow_language(self, said: str) -> None:
         """Answer in the customer's language where a line says it clearly, unless it was chosen."""
@@ -246,7 +260,14 @@ class ChatSession:
             return self.offered[int(m.group(1)) - 1]
         if YES.match(said):
             return self.offered[0]
-        words = set(re.findall(r"[a-z0-9äöüß]+", said.lower().replace("-", " ")))
+        from advisor.inputs.entities import NEGATION
+
+        low = said.lower().replace("-", " ")
+        words = {
+            m.group(0)
+            for m in re.finditer(r"[a-z0-9äöüß]+", low)
+            if not NEGATION.search(low[max(0, m.start() - 40) : m.start()])
+        }  # "the pcie ones, not nvl": the NVL is ruled out, not picked
         own = [set(re.findall(r"[a-z0-9äöüß]+", n.lower().replace("-", " "))) for n in self.offered]
         common = set.intersection(*own) if own else set()
         words = {w for w in words if len(w) > 2}  # "q" is no pick of "Max-Q": it quits
@@ -273,7 +294,7 @@ class ChatSession:
         asking = []
         if got.held:
             self.pending = dict(got.held)
-            asking.append(self._confirm_text(got.held))
+            asking.append(self._confirm_text(got.held, got.held_why))
         elif len(got.variants) > 1 and not c.error:
             asking.append(self._variant_text(got.variants, got.gpu_name.name.upper() if got.gpu_name else ""))
         parts += self._after(before, moved=bool(got.fields) and not c.error, ask=not (self.pending or self.offered))
@@ -301,8 +322,9 @@ class ChatSession:
         base answers aside)."""
         c, lang = self.c, self.lang
         parts: list[str] = []
-        if got.unsure.get("model"):
-            self.offered = list(got.unsure["model"])
+        unsure = got.unsure.get("model") or got.unsure.get("gpu") or got.unsure.get("precision")
+        if unsure:
+            self.offered = list(unsure)
             names = f" {t('or', lang)} ".join(f"**{n}**" for n in self.offered)
             numbers = "1" if len(self.offered) == 1 else f"1–{len(self.offered)}"
             parts.append(t("did_you_mean", lang, names=names, numbers=numbers))
@@ -322,13 +344,17 @@ class ChatSession:
             "ranged", self.lang, fact=fact_label(fact, self.lang), values=shown, value=format_value(taken, self.lang)
         )
 
-    def _confirm_text(self, held: dict[str, Any]) -> str:
-        """The question that confirms a value said outside its usual range."""
+    def _confirm_text(self, held: dict[str, Any], why: dict[str, str] | None = None) -> str:
+        """The question that confirms a value said outside its usual range (or in bytes per second)."""
         table = field_table(self.engine.kb.root).by_path()
         lines = []
         for path, value in held.items():
             low, high = table[path].usual or (0, 0)
             fact = FACT_OF_PATH.get(path, path)
+            if (why or {}).get(path) == "bytes":
+                shown = format_value(value, self.lang)
+                lines.append(t("confirm_bytes", self.lang, value=shown, bits=format_value(value * 8, self.lang)))
+                continue
             lines.append(
                 t(
                     "confirm_value",
@@ -490,7 +516,10 @@ class ChatSession:
         with it beside the result now; nothing is kept."""
         c, lang = self.c, self.lang
         if c.rec is None:
-            return self._reply(said, t("no_rec", lang), "what_if")
+            got = self.turn.got
+            tried = dict(got.fields) if got is not None else {}
+            text = t("what_if_later", lang, facts=replies.fields_text(tried, lang)) if tried else t("no_rec", lang)
+            return self._reply(said, text, "what_if", understood=tried)
         before, after, changed, error = c.what_if(said)
         if not changed:
             shown = self.turn.rest if self.turn.act == "hypothetical" and self.turn.rest else said
@@ -538,17 +567,22 @@ class ChatSession:
         if asked.fact in REQUIRED:
             return self._reply(said, t("cannot_skip", lang, fact=fact_label(asked.fact, lang)), "answer")
         c.skipped.add(asked.fact)
-        parts = [t("skipped", lang, fact=fact_label(asked.fact, lang)), *self._after(c.rec)]
+        parts = [t("skipped", lang, fact=fact_label(asked.fact, lang))]
+        settle = self.engine.kb.facts[asked.fact].settle
+        if said.rstrip().endswith("?") and settle:  # "keine ahnung, wie prüf ich das?": how to find out
+            parts.append(t("how_to_find_out", lang, how=settle.get(lang)))
+        parts += self._after(c.rec)
         return self._reply(said, "\n\n".join(parts), "answer")
 
-    def _take(self, said: str) -> dict[str, Any]:
-        """The facts a request states besides asking ("the vllm command for 2 cards"), taken."""
+    def _take(self, said: str, keep: Callable[[str], bool] = lambda path: True) -> dict[str, Any]:
+        """The facts a request states besides asking ("what to order for 200 users"), taken; `keep`
+        chooses which ("the vllm command for one node" names the engine, and scopes, not counts, nodes)."""
         got = self.turn.got
         if got is None or not got.fields:
             return {}
         taken = {}
         for path, value in got.fields.items():
-            if not self.c.set(path, value):
+            if keep(path) and not self.c.set(path, value):
                 taken[path] = value
                 self.origins[path] = "you"
         return taken
@@ -556,7 +590,9 @@ class ChatSession:
     def _request_command(self, said: str) -> Reply:
         from advisor.chat.requests import command_text
 
-        taken = self._take(said)
+        known = set(self.c.fields)
+        named = ("model", "precision", "hardware.gpu", "hardware.gpus_per_node")  # taken where none is known yet
+        taken = self._take(said, keep=lambda path: path == "engine" or path in named and path not in known)
         engine = taken.get("engine") or (self.turn.got.fields.get("engine") if self.turn.got else None)
         text = command_text(self.c.rec, str(engine) if engine else None, self.lang)
         parts = ([replies.noted_text(taken, self.lang)] if taken else []) + [text]
@@ -647,7 +683,16 @@ class ChatSession:
         return taken, problems
 
     def _catalogue(self, path: str, value: Any) -> Any:
-        """A model or GPU named by evidence in the catalogue's words (a HF repo as the model's name)."""
+        """A value evidence shows, in the consultation's terms: a model or GPU in the catalogue's words
+        (a HF repo as the model's name), a number of a number field as a number ('8192')."""
+        row = field_table(self.engine.kb.root).by_path().get(path)
+        if row is not None and row.type in ("count", "tokens") and isinstance(value, str) and value.isdigit():
+            return int(value)
+        if row is not None and row.type in ("share", "gbps") and isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                return value
         try:
             if path == "model":
                 return self.engine.kb.find_model(str(value)).name

@@ -9,11 +9,21 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from advisor.chat.replies import knowledge_answer
 from advisor.inputs.acts import Act, classify
 from advisor.inputs.freetext import Understood, understand
 from advisor.kb.knowledge import Knowledge
 
 # Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
+HEDGE = re.compile(  # a value said as a guess: "maybe 50", "5?"
+    r"\b(maybe|perhaps|probably|likely|roughly|around|about|approx\w{0,6}|vielleicht|wahrscheinlich|etwa"
+    r"|ungefähr|ungefaehr|rund|ca|circa|so um)\b|\d\s?\?"
+)
+LAYOUT_WORDS = re.compile(
+    r"\b(tp|pp|dp|ep|tensor|pipeline|replica\w{0,2}|replikat\w{0,2}|cop(y|ies)|kopie\w{0,2}|data.?parallel\w{0,4}"
+    r"|one card|eine karte|one gpu|split\w{0,3}|single card|on (one|1)|auf (einer|1)|einzelne\w{0,2} karte"
+    r"|per (card|gpu|node|box|spark)|(je|pro) (karte|gpu|knoten))\b"
+)
 LOG_LINE = 40  # characters: a line opening as logs do and this long is machine output, known to a reader or not
 QUIT = re.compile(r"^(q|quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
 
@@ -64,11 +74,37 @@ def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
         return Turn("command", said)
     if QUIT.match(said):
         return Turn("quit")
-    if is_evidence(said):
+    if "\n" not in said and classify(said, False).kind.startswith("request_"):
+        pass  # "vllm serve Zeile für die 405B bitte": a request that opens with the command's name
+    elif is_evidence(said):
         return Turn("evidence", said)
     got = understand(said, kb, asked)
     if got.skipped:
         return Turn("dont_know", "", got)
     named = bool(got.fields or got.unsure or got.variants)
-    act: Act = classify(said, named, bool(got.alternatives))
+    act: Act = classify(said, named, bool(got.alternatives), _asked_only(said, got, asked))
+    if act.kind in ("hypothetical", "compare") and act.asked and knowledge_answer(said, kb, "en") is not None:
+        return Turn("concept", act.rest, got)  # "ACS, is that in the VM or on the host?": answered
+    if act.kind == "why_not" and got.fields and not _names_layout(act.rest):
+        return Turn("hypothetical", act.rest, got)  # "why not two L40S instead of four L4?": tried
     return Turn(act.kind, act.rest, got)
+
+
+def _asked_only(said: str, got: Understood, asked: str | None) -> bool:
+    """Whether the line leaves the open question unanswered: it names no value of it, or only that
+    value, unhedged (a bare "no" beside "no idea")."""
+    if asked is None:
+        return False
+    from advisor.inputs.fields import field_table
+
+    row = field_table(None).by_fact().get(asked)
+    if row is None:
+        return False
+    if row.path not in got.fields:
+        return True
+    return set(got.fields) == {row.path} and HEDGE.search(said.lower()) is None
+
+
+def _names_layout(text: str) -> bool:
+    """Whether a why-not names a layout (a degree, replicas, one card), not other hardware."""
+    return bool(LAYOUT_WORDS.search(text))

@@ -17,6 +17,7 @@ from advisor.inputs.letters import fold
 from advisor.kb.paths import knowledge_dir
 
 FILE = "dialogue.yaml"
+LONG_QUESTION = 6  # words: a question this long that names values asks about them ("8 H100s?" answers)
 SAID = 2000  # characters: the cues of an act are read in a line's first 2,000 (a pasted page is no utterance)
 COMMITTING = ("answer", "correction")
 REQUESTS = ("request_save", "request_command", "request_buy")
@@ -31,7 +32,8 @@ class ActRow:
     weak: tuple[re.Pattern[str], ...] = ()
     alone: bool = False
     needs_facts: bool = False
-    no_facts: bool = False
+    no_facts_unless_asked: bool = False
+    beats_asked: bool = False
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Act:
 
     kind: str
     rest: str = ""
+    asked: bool = False  # a question naming values, or a weak cue's: tried, unless the knowledge base answers it
 
     @property
     def commits(self) -> bool:
@@ -47,11 +50,17 @@ class Act:
 
 
 @cache
-def table() -> tuple[tuple[ActRow, ...], dict[str, Any]]:
-    """The acts in the order they are tried, and the language markers."""
+def document() -> dict[str, Any]:
+    """knowledge/dialogue.yaml as read."""
     from advisor.yamlio import load_file_cached
 
-    data = load_file_cached(knowledge_dir() / FILE)
+    return dict(load_file_cached(knowledge_dir() / FILE))
+
+
+@cache
+def table() -> tuple[tuple[ActRow, ...], dict[str, Any]]:
+    """The acts in the order they are tried, and the language markers."""
+    data = document()
     rows = []
     for kind in data["order"]:
         raw = data["acts"][kind]
@@ -62,51 +71,72 @@ def table() -> tuple[tuple[ActRow, ...], dict[str, Any]]:
                 tuple(re.compile(fold(p), re.I) for p in (raw.get("weak") or {}).values()),
                 bool(raw.get("alone")),
                 bool(raw.get("needs_facts")),
-                bool(raw.get("no_facts")),
+                bool(raw.get("no_facts_unless_asked")),
+                bool(raw.get("beats_asked")),
             )
         )
     return tuple(rows), dict(data["language"])
 
 
 def is_question(text: str) -> bool:
-    """Whether the line asks: it ends in a question mark, or an interrogative opens it."""
-    rows, _ = table()
-    if text.rstrip().endswith("?"):
-        return True
-    question = next(r for r in rows if r.kind == "question")
-    return any(p.search(text + "?") for p in question.cues)
+    """Whether the line asks: it ends in a question mark."""
+    return text.rstrip().endswith("?")
 
 
-def classify(text: str, facts: bool, alternatives: bool = False) -> Act:
+def classify(text: str, facts: bool, alternatives: bool = False, asked_only: bool = False) -> Act:
     """The act of `text`; `facts`: whether it names a value of any fact; `alternatives`: whether it names
-    two values of one fact ("fp8 or bf16")."""
+    two values of one fact ("fp8 or bf16"); `asked_only`: whether its only value, unhedged, is the open
+    question's."""
     said = fold(" ".join(text[:SAID].lower().split()))
     rows, _ = table()
     asking = said.endswith("?")
     for row in rows:
-        if row.needs_facts and not (alternatives if row.kind == "compare" else facts):
+        if not _allowed(row, facts, alternatives, asked_only, "?" in said):
             continue
-        if (row.no_facts or row.alone) and facts:
+        found = _cue(row, _last_sentence(said) if row.kind == "question" else said, asking)
+        if found is None:
             continue
-        m = _cue(row, said, asking)
-        if m is None:
-            continue
+        m, weak = found
         if row.kind == "question" and facts:
-            return Act("hypothetical", said)  # "is 8k enough for them?": tried, not taken
-        return Act(row.kind, said[m.end() :].strip(" \t:,?!."))
+            return Act("hypothetical", said, asked=True)  # "is 8k enough for them?": tried, not taken
+        rest = "" if row.kind == "question" else said[m.end() :].strip(" \t:,?!.")
+        return Act(row.kind, rest, asked=weak)
+    if asking and not facts:
+        return Act("question", said)  # a question nothing else reads: answered, never taken as a value
+    if asking and len(_last_sentence(said).split()) >= LONG_QUESTION:
+        return Act("hypothetical", said, asked=True)  # "... ob vLLM Telemetrie schickt?": asked, not said
     return Act("answer", said)
 
 
-def _cue(row: ActRow, said: str, asking: bool) -> re.Match[str] | None:
+def _last_sentence(said: str) -> str:
+    """The line's last sentence: 'keine ahnung, ist ein PoC. 5?' asks nothing but '5?'."""
+    parts = re.split(r"(?<=[.!;?])\s{1,3}", said.rstrip(" ?"))
+    parts[-1] += "?" if said.rstrip().endswith("?") else ""
+    return parts[-1] if parts else said
+
+
+def _allowed(row: ActRow, facts: bool, alternatives: bool, asked_only: bool, asking_anywhere: bool) -> bool:
+    """Whether the act can be the line's, given the values it names."""
+    if row.needs_facts and not (alternatives if row.kind == "compare" else facts):
+        return False
+    if row.alone and facts:
+        return False
+    if row.no_facts_unless_asked and facts and not asking_anywhere:
+        return False
+    return not (row.beats_asked and facts and not asked_only)
+
+
+def _cue(row: ActRow, said: str, asking: bool) -> tuple[re.Match[str], bool] | None:
+    """The act's cue in the line, and whether it is a weak one."""
     for p in row.cues:
         m = p.search(said)
         if m:
-            return m
-    if row.weak and (asking or is_question(said)):
+            return m, False
+    if row.weak and asking:
         for p in row.weak:
             m = p.search(said)
             if m:
-                return m
+                return m, True
     return None
 
 

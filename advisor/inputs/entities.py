@@ -20,8 +20,9 @@ from advisor.kb.knowledge import Knowledge
 SURE = 90  # the least partial-ratio score a name is taken at
 # The words that rule out what follows them within a few words: "not the PCIe ones", "nicht die NVL".
 NEGATION = re.compile(
-    r"\b(?:not|no|never|rather than|instead of|except|nicht|kein\w{0,2}|statt|anstatt|anstelle|außer|ausser)\b"
-    r"(?:\W{1,3}\w{1,12}){0,3}?\W{1,3}$"
+    r"\b(?:not|never|rather than|instead of|except|forget|nicht|kein\w{0,2}|statt|anstatt|anstelle|außer"
+    r"|ausser|vergiss)\b"
+    r"(?:\W{1,3}(?:the|die|der|das|den|dem|a|an|eine?n?|unsere?n?|our|those|these|diese[nr]?))?\W{1,3}$"
 )
 
 
@@ -49,19 +50,23 @@ def _negated(text: str, start: int) -> bool:
     return NEGATION.search(text[max(0, start - 40) : start]) is not None
 
 
+SAID = 2000  # characters: names are looked for in a line's first 2,000 (a pasted page is read by the audit)
+
+
 def find(kb: Knowledge, kind: str, text: str) -> Entity | None:
     """The catalogue entry of `kind` ('gpu' or 'model') the text names surest, not negated."""
     from rapidfuzz import fuzz
 
+    text = text[:SAID]
     index = kb.names_of(kind)
     numbers = set(re.findall(r"\d+", text))
     words = set(re.findall(r"[\w]+", text))
     best: Entity | None = None
     for name, item_id in index.items():
         if len(name) < 3:  # a two-letter name ("l4") only as a word of its own, never inside "l40s"
-            if name not in words:
+            if name not in words and f"{name}s" not in words and f"{name}er" not in words:
                 continue
-            m = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)
+            m = re.search(rf"(?<![\w]){re.escape(name)}(?:s|er)?(?![\w])", text)
             if m is None or _negated(text, m.start()):
                 continue
             found = Entity(kind, item_id, m.start(), m.end(), 100.0, name)
@@ -124,16 +129,86 @@ def _ruled_out_default(kb: Knowledge, entity: Entity, text: str) -> bool:
     return any(_ruled_out(n[len(entity.name) + 1 :], text) for n in names)
 
 
-def count_before(text: str, entity: Entity) -> int | None:
-    """The count written next to a GPU name: '8x H100', '8 × RTX PRO 6000', 'H100 x8', '2 of the L40S'."""
-    before = text[max(0, entity.start - 24) : entity.start]
+def by_token(kb: Knowledge, kind: str, text: str) -> Entity | None:
+    """A model named by the one token of its names that no other model has, a size with letters
+    ("the 120b", "R1", "8x7b", "das Qwen3 mit 30B"): taken at the score of a sure match's floor."""
+    owners: dict[str, set[str]] = {}
+    for name, item_id in kb.names_of(kind).items():
+        for token in name.split():
+            if re.search(r"\d", token) and re.search(r"[a-z]", token) and len(token) >= 2:
+                owners.setdefault(token, set()).add(item_id)
+    for m in re.finditer(r"[a-z0-9]+", text[:SAID]):
+        ids = owners.get(m.group(0))
+        if ids is not None and len(ids) == 1 and not _negated(text, m.start()):
+            return Entity(kind, next(iter(ids)), m.start(), m.end(), float(SURE), m.group(0))
+    return None
+
+
+def find_all(kb: Knowledge, kind: str, text: str, most: int = 3) -> list[Entity]:
+    """The distinct catalogue entries of `kind` the text names, surest first, each at its own place
+    ("H100 NVL or the RTX PRO 6000 Server Edition": two)."""
+    found: list[Entity] = []
+    rest = text
+    while len(found) < most:
+        e = find(kb, kind, rest)
+        if e is None and kind == "model":
+            e = by_token(kb, kind, rest)
+        if e is None:
+            break
+        if all(e.id != f.id for f in found):
+            found.append(e)
+        rest = rest[: e.start] + " " * (e.end - e.start) + rest[e.end :]
+    return found
+
+
+SYSTEM_WORDS = ("nvidia", "geforce", "dgx", "hgx")  # words before a card's name that name its maker or machine
+
+
+def _bare(name: str) -> str:
+    words = name.split()
+    while len(words) > 1 and words[0] in SYSTEM_WORDS:
+        words = words[1:]
+    return " ".join(words)
+
+
+def distinct(kb: Knowledge, found: list[Entity], text: str) -> list[Entity]:
+    """The entities that name different things: where one mention is a family's name and another one of
+    its variants ("DGX A100 ... A100 40GB"), the variant stands for both."""
+    kept: list[Entity] = []
+    for e in found:
+        same = next((k for k in kept if _one_family(k.name, e.name)), None)
+        if same is None:
+            kept.append(e)
+            continue
+        specific = e if len(_bare(e.name)) > len(_bare(same.name)) else same
+        first = e if e.start < same.start else same  # the first mention carries the count ("zwei DGX A100")
+        kept[kept.index(same)] = Entity(e.kind, specific.id, first.start, first.end, specific.score, specific.name)
+    return kept
+
+
+def _one_family(a: str, b: str) -> bool:
+    a, b = _bare(a), _bare(b)
+    return a == b or b.startswith(a + " ") or a.startswith(b + " ")
+
+
+def another_name(entity: Entity, text: str) -> bool:
+    """Whether the word found is the name with one letter more, as another product's name is ('A10G' is
+    no A10); a plural's s is the name."""
+    said = re.sub(r"[^a-z0-9]", "", text[entity.start : entity.end])
+    name = re.sub(r"[^a-z0-9]", "", entity.name)
+    return said.startswith(name) and len(said) == len(name) + 1 and said[-1].isalpha() and said[-1] != "s"
+
+
+def count_before(text: str, entity: Entity) -> tuple[int, tuple[int, int]] | None:
+    """The count written next to a GPU name, and where: '8x H100', '8 × RTX PRO 6000', 'H100 x8'."""
+    offset = max(0, entity.start - 24)
     m = re.search(
-        r"(?<![\w.,])(\d{1,4})\s{0,2}(?:x|×|\*|gpus?|cards?|karten|stück|of the|der)?\s{0,2}(?:nvidia\s)?$", before
+        r"(?<![\w.,])(\d{1,4})\s{0,2}(?:x|×|\*|gpus?|cards?|karten|stück)?\s{0,2}(?:nvidia\s)?$",
+        text[offset : entity.start],
     )
     if m:
-        return int(m.group(1))
-    after = text[entity.end : entity.end + 16]
-    m = re.match(r"(?:s|er)?\s{0,2}(?:x|×|\*)\s{0,2}(\d{1,4})\b", after)
+        return int(m.group(1)), (offset + m.start(1), offset + m.end(1))
+    m = re.match(r"(?:s|er)?\s{0,2}(?:x|×|\*)\s{0,2}(\d{1,4})\b", text[entity.end : entity.end + 16])
     if m:
-        return int(m.group(1))
+        return int(m.group(1)), (entity.end + m.start(1), entity.end + m.end(1))
     return None

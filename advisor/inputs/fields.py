@@ -47,7 +47,7 @@ KEYS = {
     "default_figure",
     "usual",
 }
-TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare", "suffixed"}
+TEXT_KEYS = {"unit", "either_side", "values", "yes_no", "bare", "suffixed", "named", "counted_by"}
 
 
 class Field(NamedTuple):
@@ -70,6 +70,8 @@ class Field(NamedTuple):
     unit_words: str | None = None
     either_side: bool = False
     suffixed: bool = False  # a number written with k or M ("32k") is this field's where no unit claims it
+    named: tuple[tuple[Any, str], ...] = ()  # a value said by name: (value, pattern)
+    counted_by: str | None = None  # the field a number in the answer to this field's question counts
     values: tuple[tuple[Any, str], ...] = ()
     yes_no: tuple[Any, Any] | None = None
     bare: bool = False
@@ -186,7 +188,7 @@ def _field(fact: str, raw: Any, where: str) -> Field:
     if yes_no is not None and (not isinstance(yes_no, list) or len(yes_no) != 2 or not set(yes_no) <= set(allowed)):
         raise KnowledgeError("yes_no should name two of the field's values", where=where)
     unit = text.get("unit")
-    if unit is not None and kind not in ("count", "tokens", "gbps"):
+    if unit is not None and kind not in ("count", "tokens", "gbps", "share"):
         raise KnowledgeError("only a number field reads a number with its unit words", where=where)
     top = raw.get("max")
     if top is not None and (
@@ -224,6 +226,8 @@ def _field(fact: str, raw: Any, where: str) -> Field:
         unit_words=_pattern(unit, where) if unit is not None else None,
         either_side=bool(text.get("either_side")),
         suffixed=bool(text.get("suffixed")),
+        named=tuple((v, _pattern(p, where)) for v, p in (text.get("named") or {}).items()),
+        counted_by=text.get("counted_by"),
         values=tuple(values),
         yes_no=(yes_no[0], yes_no[1]) if yes_no else None,
         bare=bool(text.get("bare")),

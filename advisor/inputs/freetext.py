@@ -82,13 +82,22 @@ PRECISIONS = {
 # glued to letters ("fp8", "h200") is part of a name, not a count.
 NUMBER = {
     # a sign or a fraction is read with the number (it is refused by name, never read as its last digits:
-    # "-5 users" is not 5 users, nor "2,5 Nutzer" 5); a dash between two numbers is a range, not a sign
-    "count": r"(?<![\w.,])-?\d+(?:[.,]\d+)?",
-    "tokens": r"(?<![\w.])\d+(?:\.\d+)?\s*[km]?",
-    "gbps": r"(?<![\w.])\d+(?:\.\d+)?",
+    # "-5 users" is not 5 users, nor "2,5 Nutzer" 5); a dash between two numbers is a range, not a sign;
+    # a number glued to a name by a hyphen ("ConnectX-7", "Gen-5") is part of the name; "3k users" are 3,000
+    "count": r"(?<![\w.,])(?<![a-z]-)-?\d+(?:[.,]\d+)?(?:\s?k(?![a-z]))?",
+    "tokens": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?\s*[km]?",
+    "gbps": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?",
+    "share": r"(?<![\w.])(?:0?\.\d{1,4}|\d{1,3}(?:\.\d{1,2})?\s?%)",
 }
+SUFFIXED = r"(?<![\w.])(?<![a-z]-)\d{1,9}(?:\.\d{1,3})?\s?[km]\b"  # "32k": a token count where no unit says otherwise
 # One word may stand between a number and its unit ("100 chat users", "60 gleichzeitige Nutzer").
-BETWEEN = r"(?:[a-zäöüß]+[\s-]+)?"
+BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber)\b)[a-zäöüß]+[\s-]+)?"
+GENERIC_UNITS = ("token", "tokens")  # a unit of many fields: the field named beside it takes the number
+# "in der Spitze bis 300", "peaks at 300": the most a number field must hold
+PEAK = (
+    r"\b(?:peak|peaks|spitze|at most|up to|bis zu|höchstens|hoechstens|maximal|max)\b"
+    r"\W{1,3}(?:\w{1,12}\W{1,3}){0,2}?(\d{1,9}\s?[km]?)\b"
+)
 SKIP = (
     "skip",
     "weiter",
@@ -109,6 +118,10 @@ SKIP = (
 )
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 SKIPPED = frozenset(fold(s) for s in SKIP)
+NEGATED = re.compile(
+    r"\b(?:no|not|kein|keine|keinen|nicht|ohne|without|never|nie|statt|anstatt|instead of|rather than)"
+    r"\s{1,2}(?:the\s|die\s|der\s|das\s|nur\s|just\s)?$"
+)
 
 
 @dataclass
@@ -127,6 +140,7 @@ class Understood:
     alternatives: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     variants: tuple[str, ...] = ()
     held: dict[str, Any] = field(default_factory=dict)  # values outside their usual range, to confirm
+    held_why: dict[str, str] = field(default_factory=dict)  # why a value is held where not its range ("bytes")
     gpu_name: Any = None  # the GPU's entity (advisor.inputs.entities.Entity): where it was named
 
 
@@ -150,7 +164,7 @@ def _count(value: str) -> int:
 def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Understood:
     """Every scenario field the text states; `expecting` is the fact the last question asked for."""
     from advisor.inputs.letters import fold
-    from advisor.inputs.quantities import blank_ruled_out
+    from advisor.inputs.quantities import blank_ruled_out, upper_of_ranges
 
     out = Understood()
     raw = text.strip()
@@ -159,7 +173,7 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     if said.strip(" .!") in SKIPPED or said in SKIPPED:
         out.skipped = True
         return out
-    lowered = blank_ruled_out(lowered.strip().rstrip(" .!"))
+    lowered = blank_ruled_out(upper_of_ranges(lowered.strip().rstrip(" .!")))
     f = out.fields
     _precisions(lowered, out)
     table = field_table(kb.root)
@@ -170,11 +184,26 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
         _narrow(kb, lowered, out)
     if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
         f["kv_cache_dtype"] = f.pop("precision")
-    if expecting and not f and not out.unsure:
-        asked = table.by_fact().get(expecting) or table.by_path().get(expecting)
-        if asked is not None:
+    asked = (table.by_fact().get(expecting) or table.by_path().get(expecting)) if expecting else None
+    if asked is not None and asked.counted_by:
+        asked = table.by_fact().get(asked.counted_by)  # "the server edition, 2 of them": the count
+    if asked is not None and asked.path not in f and not out.unsure:
+        if not f or asked.type in ("count", "tokens", "share", "gbps"):  # a number no field's words took
             _expected(masked, asked, out)
+    elif asked is not None and asked.type in ("count", "tokens"):
+        _peak(masked, asked, out)
     return out
+
+
+def _peak(masked: str, asked: Field, out: Understood) -> None:
+    """ "200 at once, at peak 300": a number after a word of the most, that no field took, raises the
+    asked field to it (a planner sizes for the peak)."""
+    m = re.search(PEAK, masked)
+    if m:
+        value = _count(m.group(1))
+        if value > out.fields[asked.path]:
+            out.ranged[asked.path] = (out.fields[asked.path], value)
+            out.fields[asked.path] = value
 
 
 def _precisions(lowered: str, out: Understood) -> None:
@@ -182,13 +211,14 @@ def _precisions(lowered: str, out: Understood) -> None:
     a precision named twice is kept as alternatives ("fp8 or bf16?")."""
     said: dict[str, list[str]] = {}
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
-        before, after = lowered[max(0, m.start() - 16) : m.start()], lowered[m.end() : m.end() + 12]
-        kv_before = re.search(
-            r"(kv|cache)(?:[ :-]{0,4}-?cache)?(?:[ :-]{0,4}(?:in|als|as|is|ist|are|sind|=))?"
-            r"(?:[ :-]{0,4}(?:auch|also|too|ebenfalls))?[ :]{0,4}$",
-            before,
+        before, after = lowered[max(0, m.start() - 30) : m.start()], lowered[m.end() : m.end() + 20]
+        kv_before = re.search(r"\b(?:kv|cache)(?:[ :-]{0,3}cache)?\b(?:\W{1,3}\w{1,10}){0,3}?\W{1,4}$", before)
+        kv_after = re.match(
+            r"\W{0,3}(?:(?:for|für|fuer|on|in|im|beim|the|den|der|die|das)\W{1,3}){0,2}(?:kv|cache)\b", after
         )
-        path = "kv_cache_dtype" if kv_before or re.match(r"[ -]?(kv|cache)", after) else "precision"
+        path = "kv_cache_dtype" if kv_before or kv_after else "precision"
+        if NEGATED.search(before[-16:]):
+            continue  # "fp8 statt bf16": the one ruled out is no value said
         value = PRECISIONS[m.group(1)]
         if value not in said.setdefault(path, []):
             said[path].append(value)
@@ -196,6 +226,11 @@ def _precisions(lowered: str, out: Understood) -> None:
         out.fields[path] = values[0]
         if len(values) > 1:
             out.alternatives[path] = tuple(values)
+    if "precision" not in said:
+        for row in _dialogue()["widths"]:
+            if re.search(row["words"], lowered):  # "4 bit": int4, nvfp4 or mxfp4? asked, not taken
+                out.unsure["precision"] = list(row["precisions"])
+                break
 
 
 def _values(lowered: str, table: FieldTable, out: Understood, expecting: str | None) -> None:
@@ -230,17 +265,24 @@ def _hits(fld: Field, lowered: str) -> list[tuple[Any, tuple[int, int]]]:
     """Each value of the field whose words the text holds, with where (once per value)."""
     hits: list[tuple[Any, tuple[int, int]]] = []
     for value, pattern in fld.values:
-        m = re.search(pattern, lowered)
-        if m and all(v != value for v, _s in hits):
-            hits.append((value, m.span()))
+        for m in re.finditer(pattern, lowered):
+            if NEGATED.search(lowered[max(0, m.start() - 12) : m.start()]):
+                continue  # "kein iommu=pt", "no nvlink bridge": the value is ruled out, not said
+            if all(v != value for v, _s in hits):
+                hits.append((value, m.span()))
+            break
     return hits
 
 
 def _value(kind: str, text: str) -> int | float:
     if kind == "gbps":
         return float(text)
+    if kind == "share":
+        return float(text.rstrip(" %")) / 100 if text.endswith("%") else float(text)
     if kind == "count":
         number = text.strip().replace(",", ".")
+        if number.endswith("k"):  # "3k users": thousands of people, not 1,024s
+            return int(float(number.rstrip(" k")) * 1000)
         if re.fullmatch(r"-\d{1,64}", number):
             return int(number)
         if re.fullmatch(r"-?\d{1,64}\.\d{1,12}", number):
@@ -249,72 +291,146 @@ def _value(kind: str, text: str) -> int | float:
 
 
 def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str:
-    """Numbers with their fields' words ("60 users", "8k context", "users: 60"), then numbers written
-    with k or M for the field that takes them ("mostly 4k, sometimes 32k": the largest, the values kept
-    as a range); the text is returned without the numbers read where another field could read them."""
+    """Numbers with their fields' words ("60 users", "8k context", "users: 60", "prompts ~1k"), where
+    two fields' words could take one number the longer words win ("batched tokens 16k" is not the
+    context); then numbers written with k or M for the field that takes them ("mostly 4k, sometimes
+    32k": the largest, the values kept as a range). The text is returned with every number read
+    blanked, so that no other field, nor the open question, reads it again."""
     found = out.fields
-    numbered = [f for f in table.fields if f.unit_words]
-    # First every "number, then words" form, then the "words, then number" forms: the first is the surer.
-    for fld in numbered:
-        m = re.search(rf"(?P<n>{NUMBER[fld.type]})\s*{BETWEEN}(?:{fld.unit_words})", lowered)
-        if m:
-            found[fld.path] = _value(fld.type, m.group("n"))
-            if fld.either_side:
-                lowered = lowered.replace(m.group(0), " ")
-    for fld in numbered:
-        if not fld.either_side or fld.path in found:
+    taken: list[tuple[int, int]] = []
+    ranked = sorted(_unit_matches(lowered, table), key=lambda c: (c[3].group("u") in GENERIC_UNITS, c[0], -c[1]))
+    for _rank, _length, fld, m in ranked:
+        span = m.span("n")
+        if fld.path in found or any(span[0] < e and s < span[1] for s, e in taken):
             continue
-        tail = r"\b" if fld.type == "tokens" else ""
-        m = re.search(rf"(?:{fld.unit_words})[^\d,;]{{0,12}}?(?P<n>{NUMBER[fld.type]}){tail}", lowered)
-        if m:
-            found[fld.path] = _value(fld.type, m.group("n"))
-            lowered = lowered.replace(m.group(0), " ")
-    for fld in numbered:
+        found[fld.path] = _value(fld.type, m.group("n"))
+        taken.append(span)
+    for start, end in taken:
+        lowered = lowered[:start] + " " * (end - start) + lowered[end:]
+    for fld in table.fields:
+        for value, pattern in fld.named:
+            if fld.path not in found and re.search(pattern, lowered):
+                found[fld.path] = float(value) if fld.type == "gbps" else value
         if fld.suffixed and fld.path not in found:
-            said = re.findall(r"(?<![\w.])(\d{1,9}(?:\.\d{1,3})?\s?[km])\b", lowered)
+            said = re.findall(SUFFIXED, lowered)
             if said:
                 values = tuple(sorted({_count(n) for n in said}))
                 found[fld.path] = values[-1]
                 if len(values) > 1:
                     out.ranged[fld.path] = values
-                lowered = re.sub(r"(?<![\w.])\d{1,9}(?:\.\d{1,3})?\s?[km]\b", " ", lowered)
+                lowered = re.sub(SUFFIXED, lambda m: " " * len(m.group(0)), lowered)
     return lowered
+
+
+def _unit_matches(lowered: str, table: FieldTable) -> list[tuple[int, int, Field, re.Match[str]]]:
+    """Every number beside a field's words: (0 for number-then-words, 1 for words-then-number, the
+    length of the words, the field, the match)."""
+    out = []
+    for fld in table.fields:
+        if not fld.unit_words:
+            continue
+        for m in re.finditer(rf"(?P<n>{NUMBER[fld.type]})\s*{BETWEEN}(?P<u>{fld.unit_words})", lowered):
+            out.append((0, len(m.group("u")), fld, m))
+        if fld.either_side:
+            tail = r"\b" if fld.type == "tokens" else ""
+            words = r"(?:\W{1,3}[a-zäöüß]{1,14}){0,3}?\W{1,3}"  # "gleichzeitig vielleicht etwa 20"
+            for m in re.finditer(rf"(?P<u>{fld.unit_words}){words}(?P<n>{NUMBER[fld.type]}){tail}", lowered):
+                out.append((1, len(m.group("u")), fld, m))
+    return out
 
 
 def _names(lowered: str, kb: Knowledge, out: Understood) -> str:
     """The model and the GPU (with a count) named in the text, fuzzy-matched with their digits kept
-    (advisor/inputs/entities.py); the text is returned with their names blanked, so that no count reads
-    the "6000" of "RTX PRO 6000" or the "235" of "Qwen3-235B"."""
+    (advisor/inputs/entities.py); two of a kind are alternatives ("H100 NVL or RTX PRO 6000?"). The
+    text is returned with the names blanked, so that no count reads the "6000" of "RTX PRO 6000" or the
+    "235" of "Qwen3-235B"."""
     from advisor.inputs import entities
 
     text = entities.spaced(lowered)
     masked = lowered  # the same letters as `text`, with '-' and '/' kept for the field words ("fine-tune")
     for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
-        found = entities.find(kb, kind, text)
-        if found is None:
-            if kind == "model" and re.search(r"\b(l+ama|qwen|mistral|mixtral|deepseek|gpt|gemma|phi)", lowered):
-                _unsure_model(text, kb, out)
+        found = entities.distinct(kb, entities.find_all(kb, kind, text), text)
+        if not found:
+            for number in _unsure(kind, text, lowered, kb, out):  # "RTX 6000": no count of 6,000 nodes
+                masked = re.sub(rf"(?<![\w]){number}(?![\w])", " " * len(number), masked)
             continue
-        out.fields[key] = item_id_name(kb, kind, found.id)
-        masked = masked[: found.start] + " " * (found.end - found.start) + masked[found.end :]
+        for e in found:
+            masked = masked[: e.start] + " " * (e.end - e.start) + masked[e.end :]
+        first = min(found, key=lambda e: e.start)
+        if kind == "gpu" and entities.another_name(first, text):
+            out.unsure["gpu"] = [item_id_name(kb, kind, first.id)]  # "A10G": the A10? asked, not taken
+            continue
+        out.fields[key] = item_id_name(kb, kind, first.id)
+        if len(found) > 1:
+            out.alternatives[key] = tuple(item_id_name(kb, kind, e.id) for e in sorted(found, key=lambda e: e.start))
         if kind == "gpu":
-            _gpu_count(text, found, out)
-            out.variants = (found.id,)
-            out.unsure.pop("gpu", None)
-            out.gpu_name = found
+            span = _gpu_count(text, first, out)
+            if span is not None:  # the count is read: no other field, nor the open question, reads it again
+                masked = masked[: span[0]] + " " * (span[1] - span[0]) + masked[span[1] :]
+            out.variants = (first.id,)
+            out.gpu_name = first
     return masked
 
 
-def _gpu_count(text: str, found: Any, out: Understood) -> None:
-    """The GPUs counted next to the name: '8x H100', 'H100 x 8'; 'an L4', 'eine einzelne A100': one."""
+def _unsure(kind: str, text: str, lowered: str, kb: Knowledge, out: Understood) -> set[str]:
+    """Names that a word may mean where none was matched surely: a model family ("qwen"), or a card's
+    number with a word of its name ("RTX 6000": the Ada or a PRO 6000); the numbers that belong to
+    those names are returned."""
+    if kind == "model" and re.search(r"\b(l+ama|qwen|mistral|mixtral|deepseek|gpt|gemma|phi)", lowered):
+        _unsure_model(text, kb, out)
+    elif kind == "gpu":
+        words = set(re.findall(r"[a-z0-9]+", text))
+        numbers = {w for w in words if w.isdigit() and len(w) >= 3}
+        ids = []
+        for name, item_id in kb.names_of("gpu").items():
+            tokens = set(name.split())
+            if tokens & numbers and tokens - numbers & words and item_id not in ids:
+                ids.append(item_id)
+        if 1 < len(ids) <= 5:
+            out.unsure["gpu"] = [kb.gpus[i].name for i in ids]
+            return {n for n in numbers if any(n in name.split() for name, i in kb.names_of("gpu").items() if i in ids)}
+    return set()
+
+
+def _gpu_count(text: str, found: Any, out: Understood) -> tuple[int, int] | None:
+    """The GPUs counted next to the name: '8x H100', 'H100 x 8'; 'an L4', 'eine einzelne A100': one. A
+    machine's name counts machines ('two DGX A100': 2 nodes of 8), as does a name followed by a word for
+    machines ('two H200 nodes'); a rack's count is no count of GPUs."""
     from advisor.inputs import entities
 
-    count = entities.count_before(text, found)
+    counted = entities.count_before(text, found)
+    count, span = counted if counted is not None else (None, None)
     before = text[max(0, found.start - 24) : found.start]
+    after = text[found.end : found.end + 40]
+    system = _system(text[max(0, found.start - 8) : found.end])
+    one = re.search(r"\b(?:an?|single|a single|one|eine?[nr]?|einzelne[nr]?|1)\s{1,2}(?:nvidia\s)?$", before)
+    if re.match(_dialogue()["holder_words"], after):
+        return span
+    if system is not None or re.match(_dialogue()["machine_words"], after):
+        if count is not None and count > 1:  # "a DGX H100" is one machine, the default
+            out.fields.setdefault("hardware.nodes", count)
+        if system is not None and (count is not None or one):  # "DGX Sparks" alone counts nothing
+            out.fields.setdefault("hardware.gpus_per_node", system)
+        return span
     if count is not None:
         out.fields.setdefault("hardware.gpus_per_node", count)
-    elif re.search(r"\b(?:an?|single|a single|one|eine?[nr]?|einzelne[nr]?|1)\s{1,2}(?:nvidia\s)?$", before):
+    elif one:
         out.fields.setdefault("hardware.gpus_per_node", 1)
+    return span
+
+
+def _system(name: str) -> int | None:
+    """The GPUs of a whole machine named (knowledge/dialogue.yaml systems), or None for a card."""
+    for row in _dialogue()["systems"]:
+        if re.search(row["words"], name):
+            return int(row["gpus"])
+    return None
+
+
+def _dialogue() -> dict[str, Any]:
+    from advisor.inputs.acts import document
+
+    return document()
 
 
 def _unsure_model(text: str, kb: Knowledge, out: Understood) -> None:
@@ -375,14 +491,18 @@ def _expected(lowered: str, asked: Field, out: Understood) -> None:
 
 def _expected_number(said: str, asked: Field, out: Understood) -> None:
     """The number an answer to a number question holds; several give the largest, kept as a range."""
-    several = re.findall(r"(?<![\w.])(\d+(?:\.\d+)?\s*[km]?)\b", said)
+    # a number standing as one: after a space, a bracket, "~" or ":", never inside "{0}" or "%d"
+    several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])", said)
     path = asked.path
     if asked.type in ("share", "gbps"):
-        if len(several) == 1:
-            out.fields[path] = float(several[0].rstrip(" km"))
+        rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)
+        if len(rates) == 1:
+            out.fields[path] = float(rates[0])
         return
     if len(several) == 1:
         out.fields[path] = _count(several[0])
+    elif not several and re.match(r"(?:nur |only |just )?(?:ein|eine|einer|einen|einem|one|a single|single)\b", said):
+        out.fields[path] = 1  # "ein Knoten", "just one"
     elif len(several) > 1:
         values = tuple(sorted({_count(n) for n in several}))
         out.fields[path] = values[-1]

@@ -30,11 +30,7 @@ SMALL = {
     "twelve": 12,
     "dozen": 12,
     "both": 2,
-    "ein": 1,
-    "eine": 1,
-    "einer": 1,
-    "eins": 1,
-    "einen": 1,
+    "eins": 1,  # "ein", "eine" are articles as often as counts: the readers of counts take them by name
     "zwei": 2,
     "zwo": 2,
     "beide": 2,
@@ -62,6 +58,13 @@ RULED_OUT = re.compile(
 PARTITIVE = re.compile(r"\b\d{1,4}\s(?:of the|of our|of|der|von den|von)\s(\d{1,4})\b")
 
 
+# "budget so um die 15k", "15k €", "$20k": money, not tokens or users
+MONEY = re.compile(
+    r"\b(budget|preis|price|kosten|costs?|eur|euro|usd|dollar)\W{1,3}(?:\w{1,8}\W{1,3}){0,3}?(\d{1,9}(?:[.,]\d{1,3})?\s?[km]?)\b"
+    r"|(?:[$€]\s?)(\d{1,9}(?:[.,]\d{1,3})?\s?[km]?)\b|\b(\d{1,9}(?:[.,]\d{1,3})?\s?[km]?)\s?(?:€|\$|eur\b|euro\b|usd\b|dollar)"
+)
+
+
 def digits(text: str) -> str:
     """The text with numbers in words written as digits (lower-case text in, lower-case text out)."""
     text = re.sub(r"(?<=\d)[.,](?=\d{3}\b)", "", text)  # 1.000 / 1,000
@@ -78,8 +81,61 @@ def _small(token: str) -> str:
     return str(SMALL[token]) if token in SMALL else token
 
 
+_NUM = r"(\d{1,9}(?:[.,]\d{1,3})?)(\s?[km](?![a-z]))?"
+RANGES = (
+    re.compile(rf"(?<![\w.,-]){_NUM}(\s{{0,2}}(?:-|–|to|bis)\s{{0,2}}){_NUM}(?![\w])"),
+    re.compile(rf"\b(?:between|zwischen)\s{{1,2}}{_NUM}(\s{{1,2}}(?:and|und)\s{{1,2}}){_NUM}(?![\w])"),
+)
+
+
+def upper_of_ranges(text: str) -> str:
+    """A range said ("30-50 users", "between 4 and 8k", "fünf bis zehn") as its upper end, which a
+    careful planner sizes for; the lower end is blanked (same length) and takes the upper's k or M."""
+
+    def upper(m: re.Match[str]) -> str:
+        low, high = _amount(m.group(1), m.group(2) or m.group(5)), _amount(m.group(4), m.group(5))
+        if high <= low:
+            return m.group(0)  # "2024-11", "8-2": no range
+        start = m.start(1) - m.start(0)
+        kept = m.group(4) + (m.group(5) or m.group(2) or "")
+        return m.group(0)[:start] + " " * (len(m.group(0)) - start - len(kept)) + kept
+
+    for pattern in RANGES:
+        text = pattern.sub(upper, text)
+    return text
+
+
+def _amount(digits: str, suffix: str | None) -> float:
+    scale = {"k": 1000, "m": 1000000}.get((suffix or "").strip(), 1)
+    return float(digits.replace(",", ".")) * scale
+
+
 def blank_ruled_out(text: str) -> str:
     """The text with ruled-out numbers and partitives' wholes blanked (same length, spans kept)."""
     for pattern in (RULED_OUT, PARTITIVE):
         text = pattern.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
-    return text
+    return MONEY.sub(_blank_money, text)
+
+
+def _blank_money(m: re.Match[str]) -> str:
+    group = next(i for i in (2, 3, 4) if m.group(i))
+    start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+    return m.group(0)[:start] + " " * (end - start) + m.group(0)[end:]
+
+
+def ruled_out(text: str) -> tuple[float, float | None] | None:
+    """'4, not 8' / 'doch 4 statt 8': the number ruled out and the number said instead (None where the
+    line says no other), or None where nothing is ruled out."""
+    said = digits(text)
+    m = RULED_OUT.search(said)
+    if m is None:
+        return None
+    wrong = _amount(*_split(m.group(1)))
+    rest = said[: m.start(1)] + " " * len(m.group(1)) + said[m.end(1) :]
+    other = re.search(r"(?<![\w.,-])(\d{1,9}(?:[.,]\d{1,3})?)(\s?[km](?![a-z]))?(?![\w])", rest)
+    return wrong, (_amount(other.group(1), other.group(2)) if other else None)
+
+
+def _split(number: str) -> tuple[str, str | None]:
+    m = re.fullmatch(r"(\d[\d.,]{0,12}?)\s?([km])?", number.strip())
+    return (m.group(1), m.group(2)) if m else (number, None)

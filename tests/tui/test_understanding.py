@@ -262,3 +262,92 @@ def test_a_pasted_engine_line_is_audited_and_its_facts_taken(engine):
     assert reply.kind == "evidence" and "Audit of the pasted text" in reply.text
     assert s.c.fields["model"] == "Qwen3-32B"
     assert "/tmp" not in reply.text and "pasted.txt" not in reply.text.split("\n")[2]
+
+
+@pytest.mark.parametrize(
+    ("said", "nodes", "per_node"),
+    [
+        ("we run three DGX H100 in the lab", 3, 8),
+        ("zwei HGX B200 Knoten", 2, 8),
+        ("four H200 NVL servers", 4, None),
+    ],
+)
+def test_a_machine_counts_nodes_not_cards(engine, said, nodes, per_node):
+    s = session(engine, "llama 3.1 405b")
+    s.respond(said)
+    assert s.c.fields["hardware.nodes"] == nodes
+    assert s.c.fields.get("hardware.gpus_per_node") == per_node
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [("somewhere between 40 and 70 users", 70), ("so zwanzig bis dreißig Leute gleichzeitig", 30)],
+)
+def test_a_range_is_sized_for_its_upper_end(engine, said, value):
+    s = session(engine, "llama 3.1 8b on one l4")
+    s.respond(said)
+    assert s.c.fields["workload.concurrent_conversations"] == value
+
+
+def test_a_correction_names_the_fact_it_corrects(engine):
+    s = session(engine, "llama 3.3 70b fp8", "6 l40s", "60 users")
+    s.respond("oops, 4 not 6")
+    assert s.c.fields["hardware.gpus_per_node"] == 4 and s.c.fields["workload.concurrent_conversations"] == 60
+
+
+def test_a_bare_width_is_asked_back(engine):
+    s = session(engine, "llama 3.3 70b")
+    reply = s.respond("they quantised it to 4 bit")
+    assert "precision" not in s.c.fields and "int4" in reply.text and "nvfp4" in reply.text
+    s.respond("2")
+    assert s.c.fields["precision"] == "nvfp4"
+
+
+def test_a_rate_in_bytes_is_asked_back(engine):
+    s = session(engine, "llama 3.1 405b", "2 nodes of 8 h100 sxm")
+    reply = s.respond("200 GB/s ethernet between them")
+    assert "hardware.node_link_gbps" not in s.c.fields and "1,600 Gb/s" in reply.text
+    s.respond("yes")
+    assert s.c.fields["hardware.node_link_gbps"] == 200.0
+
+
+def test_not_knowing_and_asking_how_gets_the_way_to_find_out(engine):
+    s = session(engine, "llama 3.3 70b fp8", "two rtx pro 6000 workstation", "60 users", "8k", "throughput")
+    while s.question is not None and s.question.fact != "p2p":
+        s.respond("skip")
+    reply = s.respond("keine Ahnung, wo sehe ich das?")
+    assert "p2p" in s.c.skipped and "nvidia-smi topo -p2p r" in reply.text
+
+
+def test_the_same_request_again_for_another_engine(engine):
+    s = session(engine, "llama 3.3 70b fp8", "two rtx pro 6000 workstation", "60 users")
+    assert "vllm serve" in s.respond("the vllm serve line please").text
+    again = s.respond("and the same for sglang?")
+    assert "sglang.launch_server" in again.text
+
+
+def test_a_request_that_opens_with_a_command_name_is_a_request(engine):
+    s = session(engine, "llama 3.3 70b fp8", "two rtx pro 6000 workstation", "60 users")
+    reply = s.respond("vllm serve Zeile bitte")
+    assert reply.kind == "request" and "vllm serve" in reply.text
+
+
+def test_two_cards_in_a_question_are_compared(engine):
+    s = session(engine, "llama 3.3 70b fp8", "two h100 nvl", "60 users")
+    reply = s.respond("L40S or RTX PRO 6000 Server Edition, which would be better?")
+    assert reply.kind == "compare" and "L40S" in reply.text and "Server Edition" in reply.text
+    assert s.c.fields["hardware.gpu"] == engine.kb.gpus["h100-nvl"].name
+
+
+def test_a_card_named_again_by_its_family_changes_nothing(engine):
+    s = session(engine, "llama 3.3 70b fp8", "two h100 pcie", "60 users")
+    reply = s.respond("the H100 has no nvlink bridge here")
+    assert s.c.fields["hardware.gpu"] == engine.kb.gpus["h100-pcie"].name
+    assert s.c.fields["hardware.nvlink"] == "none" and "Which H100" not in reply.text
+
+
+@pytest.mark.parametrize(("said", "model"), [("the 120b please", "gpt-oss-120b"), ("das kleine 8x7b", "mixtral-8x7b")])
+def test_a_model_named_by_its_own_size_token(engine, said, model):
+    s = session(engine)
+    s.respond(said)
+    assert s.c.fields["model"] == engine.kb.models[model].name

@@ -36,7 +36,17 @@ FLAGS: dict[str, tuple[str, ...]] = {
     "kv_cache_dtype": ("--kv-cache-dtype",),
     "max_model_len": ("--max-model-len", "--context-length"),
     "memory_utilization": ("--gpu-memory-utilization", "--mem-fraction-static"),
+    "max_num_seqs": ("--max-num-seqs", "--max-running-requests"),
+    "max_num_batched_tokens": ("--max-num-batched-tokens", "--chunked-prefill-size"),
+    "nnodes": ("--nnodes",),
 }
+# the scenario's fields a launch line states with its flags (knowledge/engine_flags.yaml cites each flag)
+LAUNCH_FIELDS = (
+    ("memory_utilization", "workload.memory_utilization"),
+    ("max_num_seqs", "workload.max_num_seqs"),
+    ("max_num_batched_tokens", "workload.max_num_batched_tokens"),
+    ("nnodes", "hardware.nodes"),
+)
 SWITCHES = {
     "--enable-expert-parallel": "enable_ep",
     "--enable-dp-attention": "dp_attention",
@@ -286,6 +296,9 @@ def launch_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield Contribution("kv_cache_dtype", "fp8")
     if item.get("max_model_len"):
         yield Contribution("workload.context_tokens", item["max_model_len"])
+    for key, target in LAUNCH_FIELDS:
+        if item.get(key):
+            yield Contribution(target, item[key])
     if item.get("gpus"):
         yield Contribution("deployment.gpus", item["gpus"])
     # a switch the launch does not give is off: the engine's default, read from the launch itself
@@ -343,6 +356,7 @@ LAUNCH = Reader(
         "precision",
         "kv_cache_dtype",
         "workload.context_tokens",
+        *(target for _key, target in LAUNCH_FIELDS),
         "deployment.gpus",
         "fact:custom_allreduce_disabled",
         "fact:p2p_check",
