@@ -26,7 +26,7 @@ from advisor.yamlio import load_file
 
 DATA = Path(__file__).parent / "data"
 TOKENS = ("context_tokens", "prompt_tokens", "output_tokens", "max_num_batched_tokens")
-SAME_ACT = {"question": "concept", "why_ask": "why"}
+SAME_ACT = {"question": "concept", "why_ask": "why", "general": "concept", "out_of_scope_topic": "out_of_scope"}
 
 
 def _names(engine: Engine, facts: dict[str, Any]) -> dict[str, Any]:

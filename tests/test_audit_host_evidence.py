@@ -120,3 +120,13 @@ def test_tp_over_pcie_in_a_vm_is_flagged_without_a_model(cli, tmp_path):
     doc = audit_folder(cli, tmp_path, {"topo.txt": verbatim(RTX5090_PHB), "deployment.yaml": plan})
     vm = rules(doc)["tp-over-pcie-in-vm"]
     assert vm["severity"] == "warning" and "TP 2" in vm["explanation"]
+
+
+def test_ibstat_gives_the_rate_of_the_fastest_active_port(engine):
+    # a down port's rate (10) is no link: the active 200 Gb/s port is the node's
+    from advisor.inputs.evidence.ibstat import IBSTAT, ibstat_facts
+
+    text = verbatim("ibstat_2_cx6_one_down.txt")
+    assert IBSTAT.recognise(text)
+    parsed = IBSTAT.parse(text, "ibstat.txt")
+    assert [c.value for c in ibstat_facts(parsed)] == [200.0]

@@ -32,7 +32,7 @@ def settle(got: Understood, known: dict[str, Any], kb: Knowledge, asked: str | N
     _same_family(got, known, kb)
     _correction(got, known, said)
     asked_path = field_table(kb.root).paths().get(asked or "")
-    for path in [p for p, v in got.fields.items() if known.get(p) == v and (p in NAMES or p != asked_path)]:
+    for path in [p for p, v in got.fields.items() if known.get(p) == v and p != asked_path]:
         del got.fields[path]  # "die L4 haben doch kein NVLink": what stands already, said again, is no answer
     if "model" in known and asked != "model":
         got.unsure.pop("model", None)

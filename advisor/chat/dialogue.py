@@ -51,12 +51,14 @@ ROUTES = {
     "hypothetical": "_what_if",
     "compare": "_compare",
     "concept": "_concept",
+    "general": "_concept",
     "question": "_concept",
     "dont_know": "_dont_know",
     "request_save": "_request_save",
     "request_command": "_request_command",
     "request_buy": "_request_buy",
     "out_of_scope": "_out_of_scope",
+    "out_of_scope_topic": "_out_of_scope",
     "smalltalk": "_smalltalk",
 }
 
@@ -670,9 +672,19 @@ class ChatSession:
                 wanted[key] = value
         taken: dict[str, Any] = {}
         problems = []
+        if isinstance(wanted.get("model"), str) and "precision" not in wanted:
+            from advisor.inputs.freetext import understand
+
+            named = understand(str(wanted["model"]).replace("/", " "), self.engine.kb).fields
+            if named.get("precision"):  # "Qwen2.5-72B-Instruct-AWQ": its weights are int4
+                wanted["precision"] = named["precision"]
+            wanted["model"] = named.get("model") or wanted["model"]
         for path, value in wanted.items():
             value = self._catalogue(path, value)
-            if value is None or self.c.fields.get(path) == value:
+            if value is not None and self.c.fields.get(path) == value:
+                taken[path] = value  # shown again: no change, but what the output shows
+                continue
+            if value is None:
                 continue
             error = self.c.set(path, value)
             if error:

@@ -15,9 +15,14 @@ from advisor.inputs.freetext import Understood, understand
 from advisor.kb.knowledge import Knowledge
 
 # Only an explicit word typed alone ends the session: a message that merely starts with "q" does not.
-HEDGE = re.compile(  # a value said as a guess: "maybe 50", "5?"
+HEDGE = re.compile(  # a value said as a guess: "maybe 50", "5?", "gefühlt hundert"
     r"\b(maybe|perhaps|probably|likely|roughly|around|about|approx\w{0,6}|vielleicht|wahrscheinlich|etwa"
-    r"|ungefähr|ungefaehr|rund|ca|circa|so um)\b|\d\s?\?"
+    r"|ungefähr|ungefaehr|rund|ca|circa|so um|gefühlt|gefuehlt|geschätzt|geschaetzt|schätze|schaetze|i guess"
+    r"|i think|i.?d say|würde sagen)\b|\d\s?\?"
+)
+# a tag that turns a statement into a question only for form: "we'd like fp8, that works, no?"
+TAG = re.compile(
+    r"(?:,|\s)\s{0,2}(?:no|right|correct|yes|ok|oder|gell|ne|nicht wahr|stimmt.?s|richtig)\s{0,2}\?\s{0,3}$", re.I
 )
 LAYOUT_WORDS = re.compile(
     r"\b(tp|pp|dp|ep|tensor|pipeline|replica\w{0,2}|replikat\w{0,2}|cop(y|ies)|kopie\w{0,2}|data.?parallel\w{0,4}"
@@ -53,8 +58,8 @@ def is_evidence(text: str) -> bool:
 
     said = text.strip()
     one_line = "\n" not in said
-    if one_line and not _evidence_line().match(said):
-        return False
+    if one_line and (not _evidence_line().match(said) or said.endswith("?")):
+        return False  # "vllm or sglang for this setup?" asks; machine output does not end with a question
     if one_line and len(said) >= LOG_LINE:
         return True  # a line that opens as logs do, of a log line's length: an audit says what it knows of it
     readers = [r for r in READERS if r.kind not in ("collect-manifest", "deployment")]
@@ -82,12 +87,28 @@ def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
     if got.skipped:
         return Turn("dont_know", "", got)
     named = bool(got.fields or got.unsure or got.variants)
-    act: Act = classify(said, named, bool(got.alternatives), _asked_only(said, got, asked))
+    stated = TAG.sub(".", said) if got.fields else said
+    catalogue = "model" in got.fields or "hardware.gpu" in got.fields
+    act: Act = classify(stated, named, bool(got.alternatives), _asked_only(said, got, asked), catalogue)
+    if act.kind in ("general", "question") or (act.kind == "hypothetical" and act.asked):
+        answered = _stated_first(said, kb, asked)
+        if answered is not None:  # "bf16 ideally. does that even fit?": the answer, and a question after it
+            return Turn("answer", said, answered)
     if act.kind in ("hypothetical", "compare") and act.asked and knowledge_answer(said, kb, "en") is not None:
         return Turn("concept", act.rest, got)  # "ACS, is that in the VM or on the host?": answered
     if act.kind == "why_not" and got.fields and not _names_layout(act.rest):
         return Turn("hypothetical", act.rest, got)  # "why not two L40S instead of four L4?": tried
     return Turn(act.kind, act.rest, got)
+
+
+def _stated_first(said: str, kb: Knowledge, asked: str | None) -> Understood | None:
+    """What the sentences before a closing question state, where they state anything."""
+    parts = re.split(r"(?<=[.!;])\s{1,3}", said.strip())
+    head = " ".join(p for p in parts[:-1] if not p.rstrip().endswith("?"))
+    if len(parts) < 2 or not head:
+        return None
+    got = understand(head, kb, asked)
+    return got if got.fields else None
 
 
 def _asked_only(said: str, got: Understood, asked: str | None) -> bool:

@@ -34,6 +34,8 @@ class ActRow:
     needs_facts: bool = False
     no_facts_unless_asked: bool = False
     beats_asked: bool = False
+    needs_no_facts: bool = False
+    unless_named: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ def table() -> tuple[tuple[ActRow, ...], dict[str, Any]]:
                 bool(raw.get("needs_facts")),
                 bool(raw.get("no_facts_unless_asked")),
                 bool(raw.get("beats_asked")),
+                bool(raw.get("needs_no_facts")),
+                bool(raw.get("unless_named")),
             )
         )
     return tuple(rows), dict(data["language"])
@@ -83,15 +87,15 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def classify(text: str, facts: bool, alternatives: bool = False, asked_only: bool = False) -> Act:
+def classify(text: str, facts: bool, alternatives: bool = False, asked_only: bool = False, named: bool = False) -> Act:
     """The act of `text`; `facts`: whether it names a value of any fact; `alternatives`: whether it names
     two values of one fact ("fp8 or bf16"); `asked_only`: whether its only value, unhedged, is the open
-    question's."""
+    question's; `named`: whether it names a model or card of the catalogue."""
     said = fold(" ".join(text[:SAID].lower().split()))
     rows, _ = table()
     asking = said.endswith("?")
     for row in rows:
-        if not _allowed(row, facts, alternatives, asked_only, "?" in said):
+        if not _allowed(row, facts, alternatives, asked_only, "?" in said) or (row.unless_named and named):
             continue
         found = _cue(row, _last_sentence(said) if row.kind == "question" else said, asking)
         if found is None:
@@ -119,7 +123,7 @@ def _allowed(row: ActRow, facts: bool, alternatives: bool, asked_only: bool, ask
     """Whether the act can be the line's, given the values it names."""
     if row.needs_facts and not (alternatives if row.kind == "compare" else facts):
         return False
-    if row.alone and facts:
+    if (row.alone or row.needs_no_facts) and facts:
         return False
     if row.no_facts_unless_asked and facts and not asking_anywhere:
         return False

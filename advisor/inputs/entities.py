@@ -86,12 +86,14 @@ def find(kb: Knowledge, kind: str, text: str) -> Entity | None:
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """A fuzzy span grown to whole words: 'rtx pro 600' found in 'rtx pro 6000s' covers the word."""
+    """A fuzzy span grown to whole words: 'rtx pro 600' found in 'rtx pro 6000s' covers the word; a
+    memory size right after a card's name is the name's ('H100 NVL 94GB')."""
     while start > 0 and text[start - 1].isalnum():
         start -= 1
     while end < len(text) and text[end].isalnum():
         end += 1
-    return start, end
+    size = re.match(r"\s{0,2}\d{2,3}\s?gb?\b", text[end : end + 10])
+    return start, end + (size.end() if size else 0)
 
 
 def variants(kb: Knowledge, entity: Entity, text: str, nvlink: str | None = None) -> tuple[str, ...]:

@@ -77,6 +77,10 @@ PRECISIONS = {
     "awq": "int4",
     "gptq": "int4",
     "w4a16": "int4",
+    "q4_k_m": "int4",
+    "q4_k_s": "int4",
+    "q4_0": "int4",
+    "q8_0": "int8",
 }
 # How a number of each field type is written in free text; tokens keep their k/M suffix. A number
 # glued to letters ("fp8", "h200") is part of a name, not a count.
@@ -87,15 +91,17 @@ NUMBER = {
     "count": r"(?<![\w.,])(?<![a-z]-)-?\d+(?:[.,]\d+)?(?:\s?k(?![a-z]))?",
     "tokens": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?\s*[km]?",
     "gbps": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?",
-    "share": r"(?<![\w.])(?:0?\.\d{1,4}|\d{1,3}(?:\.\d{1,2})?\s?%)",
+    "share": r"(?<![\w.])(?:0?[.,]\d{1,4}|\d{1,3}(?:[.,]\d{1,2})?\s?%)",
 }
 SUFFIXED = r"(?<![\w.])(?<![a-z]-)\d{1,9}(?:\.\d{1,3})?\s?[km]\b"  # "32k": a token count where no unit says otherwise
 # One word may stand between a number and its unit ("100 chat users", "60 gleichzeitige Nutzer").
-BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber)\b)[a-zäöüß]+[\s-]+)?"
+BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zäöüß]+[\s-]+)?"
+# "16 GPUs total" over 2 nodes: 8 per node
+TOTAL = r"(?<![\w.])(\d{1,5})\s{0,2}(?:gpus|cards|karten)\s{0,2}(?:total|in total|insgesamt|gesamt|overall|in all)\b"
 GENERIC_UNITS = ("token", "tokens")  # a unit of many fields: the field named beside it takes the number
 # "in der Spitze bis 300", "peaks at 300": the most a number field must hold
 PEAK = (
-    r"\b(?:peak|peaks|spitze|at most|up to|bis zu|höchstens|hoechstens|maximal|max)\b"
+    r"\b(?:peak|peaks|spitzen?|at most|up to|bis zu|höchstens|hoechstens|maximal|max|could be|might be|mehr)\b"
     r"\W{1,3}(?:\w{1,12}\W{1,3}){0,2}?(\d{1,9}\s?[km]?)\b"
 )
 SKIP = (
@@ -119,8 +125,13 @@ SKIP = (
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 SKIPPED = frozenset(fold(s) for s in SKIP)
 NEGATED = re.compile(
-    r"\b(?:no|not|kein|keine|keinen|nicht|ohne|without|never|nie|statt|anstatt|instead of|rather than)"
-    r"\s{1,2}(?:the\s|die\s|der\s|das\s|nur\s|just\s)?$"
+    r"\b(?:no|not|kein|keine|keinen|nicht|ohne|without|never|nie|statt|anstatt|instead of|rather than|doesn.?t"
+    r"|don.?t|does not|do not|isn.?t|aren.?t)\s{1,2}(?:the\s|die\s|der\s|das\s|nur\s|just\s|have\s|has\s)?$"
+)
+# said of a value just read, it is not the value wanted: "interaktiv fast nix", "speed per user is secondary"
+MINOR = re.compile(
+    r"^\W{0,3}(?:is |ist |are |sind )?(?:fast nix|fast nichts|kaum|hardly|barely|not really|eher nicht|secondary"
+    r"|zweitrangig|egal|nebensächlich)\b"
 )
 
 
@@ -182,6 +193,10 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     _values(masked, table, out, expecting)
     if "hardware.gpu" in f:
         _narrow(kb, lowered, out)
+    _fraction(lowered, out)
+    total = re.search(TOTAL, lowered)
+    if total and isinstance(f.get("hardware.nodes"), int) and int(total.group(1)) % f["hardware.nodes"] == 0:
+        f["hardware.gpus_per_node"] = int(total.group(1)) // f["hardware.nodes"]
     if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
         f["kv_cache_dtype"] = f.pop("precision")
     asked = (table.by_fact().get(expecting) or table.by_path().get(expecting)) if expecting else None
@@ -193,6 +208,24 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     elif asked is not None and asked.type in ("count", "tokens"):
         _peak(masked, asked, out)
     return out
+
+
+FRACTIONS = {
+    "half": 0.5,
+    "haelfte": 0.5,
+    "a third": 1 / 3,
+    "ein drittel": 1 / 3,
+    "a quarter": 0.25,
+    "ein viertel": 0.25,
+}
+
+
+def _fraction(lowered: str, out: Understood) -> None:
+    """ "80 people but only about half online": the users a fraction after their number leaves."""
+    users = out.fields.get("workload.concurrent_conversations")
+    m = re.search(r"\b(half|haelfte|a third|ein drittel|a quarter|ein viertel)\b", lowered)
+    if isinstance(users, int) and m and users > 3:
+        out.fields["workload.concurrent_conversations"] = round(users * FRACTIONS[m.group(1)])
 
 
 def _peak(masked: str, asked: Field, out: Understood) -> None:
@@ -266,7 +299,9 @@ def _hits(fld: Field, lowered: str) -> list[tuple[Any, tuple[int, int]]]:
     hits: list[tuple[Any, tuple[int, int]]] = []
     for value, pattern in fld.values:
         for m in re.finditer(pattern, lowered):
-            if NEGATED.search(lowered[max(0, m.start() - 12) : m.start()]):
+            if NEGATED.search(lowered[max(0, m.start() - 14) : m.start()]) or MINOR.search(
+                lowered[m.end() : m.end() + 24]
+            ):
                 continue  # "kein iommu=pt", "no nvlink bridge": the value is ruled out, not said
             if all(v != value for v, _s in hits):
                 hits.append((value, m.span()))
@@ -278,7 +313,8 @@ def _value(kind: str, text: str) -> int | float:
     if kind == "gbps":
         return float(text)
     if kind == "share":
-        return float(text.rstrip(" %")) / 100 if text.endswith("%") else float(text)
+        share = float(text.rstrip(" %").replace(",", "."))
+        return share / 100 if text.endswith("%") else share
     if kind == "count":
         number = text.strip().replace(",", ".")
         if number.endswith("k"):  # "3k users": thousands of people, not 1,024s
@@ -329,7 +365,7 @@ def _unit_matches(lowered: str, table: FieldTable) -> list[tuple[int, int, Field
     for fld in table.fields:
         if not fld.unit_words:
             continue
-        for m in re.finditer(rf"(?P<n>{NUMBER[fld.type]})\s*{BETWEEN}(?P<u>{fld.unit_words})", lowered):
+        for m in re.finditer(rf"(?P<n>{NUMBER[fld.type]})[\s-]{{0,3}}{BETWEEN}(?P<u>{fld.unit_words})", lowered):
             out.append((0, len(m.group("u")), fld, m))
         if fld.either_side:
             tail = r"\b" if fld.type == "tokens" else ""
@@ -409,8 +445,8 @@ def _gpu_count(text: str, found: Any, out: Understood) -> tuple[int, int] | None
     if system is not None or re.match(_dialogue()["machine_words"], after):
         if count is not None and count > 1:  # "a DGX H100" is one machine, the default
             out.fields.setdefault("hardware.nodes", count)
-        if system is not None and (count is not None or one):  # "DGX Sparks" alone counts nothing
-            out.fields.setdefault("hardware.gpus_per_node", system)
+        if system is not None and (system > 1 and (count is not None or one) or system == 1 and one and count is None):
+            out.fields.setdefault("hardware.gpus_per_node", system)  # "two DGX Sparks": two nodes, of one each
         return span
     if count is not None:
         out.fields.setdefault("hardware.gpus_per_node", count)
@@ -496,8 +532,9 @@ def _expected_number(said: str, asked: Field, out: Understood) -> None:
     path = asked.path
     if asked.type in ("share", "gbps"):
         rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)
-        if len(rates) == 1:
-            out.fields[path] = float(rates[0])
+        marked = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)(?![\w}%])", said)
+        if len(rates) == 1 or len(marked) == 1:  # "die zwei ... 200G": the one with a rate's unit
+            out.fields[path] = float((marked or rates)[0])
         return
     if len(several) == 1:
         out.fields[path] = _count(several[0])

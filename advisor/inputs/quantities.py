@@ -74,6 +74,11 @@ def digits(text: str) -> str:
                 text = alpha2digit(text, lang)
             except (ValueError, OverflowError):  # a reader's refusal leaves the words as they are
                 continue
+    # "12 thousand" → "12 1000" (a number in digits before a word for a power): one number
+    text = re.sub(
+        r"\b(\d{1,3}(?:\.\d{1,3})?)\s(1000|1000000)\b", lambda m: f"{float(m.group(1)) * int(m.group(2)):g}", text
+    )
+    text = re.sub(r"\b(tausend|1000) dank\b", "thanks", text)  # "1000 Dank" is thanks, no count
     return "".join(_small(token) for token in re.split(r"(\W+)", text))
 
 

@@ -24,6 +24,7 @@ from advisor.inputs.evidence import (
     deployment,
     environment,
     failures,
+    ibstat,
     kernel,
     launch,
     manifest,
@@ -58,6 +59,7 @@ READERS: tuple[Reader, ...] = (
     nccl.ALLREDUCE,
     nccl.P2P_TEST,
     nvbandwidth.NVBANDWIDTH,
+    ibstat.IBSTAT,
     nccl.LOG,
     failures.FAILURES,
 )

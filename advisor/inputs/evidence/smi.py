@@ -50,8 +50,13 @@ def parse_query(text: str, file: str) -> Parsed:
     gpus: list[dict[str, object]] = []
     section = ""
     current: dict[str, object] | None = None
+    attached: int | None = None
     for no, raw in enumerate(clean(text).split("\n"), 1):
         line = raw.rstrip()
+        count = re.match(r"^Attached GPUs[ \t]{0,40}:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", line)
+        if count:  # the driver's own count: an excerpt may show fewer GPU sections than there are
+            attached = int(count.group(1))
+            continue
         m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)", line)
         if m:
             current = {"bus_id": m.group(1)}
@@ -87,7 +92,7 @@ def parse_query(text: str, file: str) -> Parsed:
             current["pcie_gen_max"] = value
     if not gpus:
         out.notes.append("no 'GPU 0000:..' section found")
-    out.data = {"gpus": gpus}
+    out.data = {"gpus": gpus, **({"attached": attached} if attached else {})}
     modes = {str(g.get("virtualization", "")) for g in gpus}
     if modes & {"Pass-Through", "VGPU", "Host VGPU"}:
         out.data["virtualized"] = True
@@ -186,7 +191,7 @@ def gpu_facts(parsed: Parsed) -> Iterator[Contribution]:
             where = parsed.evidence.get(f"name:{i}") or parsed.evidence.get(f"gpu:{i}")
             yield Contribution("hardware.gpu", str(g["name"]), where)
     if gpus:
-        yield Contribution("hardware.gpus_per_node", len(gpus))
+        yield Contribution("hardware.gpus_per_node", max(len(gpus), int(parsed.data.get("attached") or 0)))
     if "virtualized" in parsed.data:
         yield fact("virtualized", parsed.data["virtualized"], parsed.evidence.get("virtualization:0"))
 

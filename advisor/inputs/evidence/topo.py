@@ -376,6 +376,9 @@ def p2p_facts(parsed: Parsed) -> Iterator[Contribution]:
         where = parsed.evidence.get(f"p2p:{key}") or parsed.evidence.get(f"row:{a}")
         found.append(PairState(pair_key(a, b), state[0], 2, where, state[1]))
     yield pairs(found)
+    shown = {int(n) for key in parsed.data["p2p"] for n in key.split("-")}
+    if shown:  # the GPUs the matrix shows, where no topology matrix or listing counts them first
+        yield Contribution("hardware.gpus_per_node", len(shown), parsed.evidence.get("row:0"), fallback=True)
 
 
 TOPO = Reader(
@@ -396,4 +399,6 @@ TOPO = Reader(
         "topology",
     ),
 )
-P2P = Reader("nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=(PAIRS,), gpu_evidence=True)
+P2P = Reader(
+    "nvidia-smi-p2p", looks_like_p2p, parse_p2p, p2p_facts, yields=(PAIRS, "hardware.gpus_per_node"), gpu_evidence=True
+)
