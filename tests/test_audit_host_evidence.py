@@ -130,3 +130,12 @@ def test_ibstat_gives_the_rate_of_the_fastest_active_port(engine):
     assert IBSTAT.recognise(text)
     parsed = IBSTAT.parse(text, "ibstat.txt")
     assert [c.value for c in ibstat_facts(parsed)] == [200.0]
+
+
+def test_the_nvidia_smi_table_names_and_counts_the_gpus_it_shows(engine):
+    from advisor.inputs.evidence.smitable import TABLE, table_facts
+
+    text = verbatim("smi_table_2xh100_gpuburn114.txt")
+    assert TABLE.recognise(text)
+    facts = {c.target: c.value for c in table_facts(TABLE.parse(text, "nvidia-smi.txt"))}
+    assert facts == {"hardware.gpu": "NVIDIA H100 80GB HBM3", "hardware.gpus_per_node": 2}

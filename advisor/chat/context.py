@@ -43,7 +43,12 @@ def settle(got: Understood, known: dict[str, Any], kb: Knowledge, asked: str | N
 
 def _family(kb: Knowledge, gpu_name: str) -> tuple[str, tuple[str, ...]] | None:
     """The family of a catalogue card (its shortest name that names several cards) and its variants."""
-    gpu = kb.find_gpu(gpu_name)
+    from advisor.errors import AdvisorError
+
+    try:
+        gpu = kb.find_gpu(gpu_name)
+    except AdvisorError:
+        return None
     index = kb.names_of("gpu")
     for name in sorted((n for n, i in index.items() if i == gpu.id), key=len):
         words = name.split()
@@ -66,31 +71,20 @@ def _variant_by_words(got: Understood, known: dict[str, Any], kb: Knowledge, sai
         return
     stem, ids = family
     text = entities.spaced(said.lower())
-    hits = []
-    for item_id in ids:
-        own = _own_words(kb, item_id, stem, ids)
-        if any(_said(word, text) for word in own):
-            hits.append(item_id)
+    hits = [i for i in ids if any(_said_as_variant(w, text) for w in entities.own_words(kb, i, stem, ids))]
     if len(hits) == 1:
         got.fields["hardware.gpu"] = item_id_name(kb, "gpu", hits[0])
 
 
-def _own_words(kb: Knowledge, item_id: str, stem: str, ids: tuple[str, ...]) -> set[str]:
-    """The words of a variant's names that no other variant of the family has ('server', 'nvl')."""
-    index = kb.names_of("gpu")
-
-    def words(i: str) -> set[str]:
-        return {w for n, j in index.items() if j == i and n.startswith(stem + " ") for w in n[len(stem) :].split()}
-
-    others = set().union(*(words(i) for i in ids if i != item_id))
-    return {w for w in words(item_id) - others if len(w) > 2 and not w.isdigit()}
+COMMON = {"server", "edition", "workstation", "max", "board", "card"}  # words of names that are words too
 
 
-def _said(word: str, text: str) -> bool:
-    for m in re.finditer(rf"(?<![\w]){re.escape(word)}(?![\w])", text):
-        if not entities.NEGATION.search(text[max(0, m.start() - 40) : m.start()]):
-            return True
-    return False
+def _said_as_variant(word: str, text: str) -> bool:
+    """A variant's word said as its name: a common word ('server') only with the name's other word
+    ('Server Edition', 'Max-Q')."""
+    if word in COMMON:
+        return bool(re.search(rf"\b{word}[ -]?(edition|q)\b|\b(edition|q)[ -]?{word}\b", text))
+    return entities.said_word(word, text)
 
 
 def _same_family(got: Understood, known: dict[str, Any], kb: Knowledge) -> None:

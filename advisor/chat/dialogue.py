@@ -710,8 +710,14 @@ class ChatSession:
                 return self.engine.kb.find_model(str(value)).name
             if path == "hardware.gpu":
                 return self.engine.kb.find_gpu(str(value)).name
-        except AdvisorError:
-            return value
+        except AdvisorError:  # a name cut short ("RTX 6000 Ada Gene..."): read as a customer's words are
+            from advisor.inputs import entities
+
+            kind = "model" if path == "model" else "gpu"
+            found = entities.find(self.engine.kb, kind, entities.spaced(str(value)))
+            if found is None:
+                return value
+            return self.engine.kb.models[found.id].name if kind == "model" else self.engine.kb.gpus[found.id].name
         return value
 
     def _topo(self, said: str) -> Reply:

@@ -29,6 +29,7 @@ LAYOUT_WORDS = re.compile(
     r"|one card|eine karte|one gpu|split\w{0,3}|single card|on (one|1)|auf (einer|1)|einzelne\w{0,2} karte"
     r"|per (card|gpu|node|box|spark)|(je|pro) (karte|gpu|knoten))\b"
 )
+MACHINE_TOKEN = re.compile(r"--\w|\w=\S|\[\w|\d:\d|\w/\w|\w\.py\b|0x[0-9a-f]")  # "vllm keeps dying" is prose
 LOG_LINE = 40  # characters: a line opening as logs do and this long is machine output, known to a reader or not
 QUIT = re.compile(r"^(q|quit|exit|bye|beenden|ende|tschüss)\W*$", re.I)
 
@@ -60,7 +61,7 @@ def is_evidence(text: str) -> bool:
     one_line = "\n" not in said
     if one_line and (not _evidence_line().match(said) or said.endswith("?")):
         return False  # "vllm or sglang for this setup?" asks; machine output does not end with a question
-    if one_line and len(said) >= LOG_LINE:
+    if one_line and len(said) >= LOG_LINE and MACHINE_TOKEN.search(said):
         return True  # a line that opens as logs do, of a log line's length: an audit says what it knows of it
     readers = [r for r in READERS if r.kind not in ("collect-manifest", "deployment")]
     for reader in readers:

@@ -21,8 +21,8 @@ SURE = 90  # the least partial-ratio score a name is taken at
 # The words that rule out what follows them within a few words: "not the PCIe ones", "nicht die NVL".
 NEGATION = re.compile(
     r"\b(?:not|never|rather than|instead of|except|forget|nicht|kein\w{0,2}|statt|anstatt|anstelle|außer"
-    r"|ausser|vergiss)\b"
-    r"(?:\W{1,3}(?:the|die|der|das|den|dem|a|an|eine?n?|unsere?n?|our|those|these|diese[nr]?))?\W{1,3}$"
+    r"|ausser|vergiss|swap\w{0,3}|replac\w{1,3}|tauschen|ersetzen|getauscht|ersetzt)\b"
+    r"(?:\W{1,3}(?:the|die|der|das|den|dem|a|an|eine?n?|unsere?n?|our|those|these|diese[nr]?|both|beide|our))?\W{1,3}$"
 )
 
 
@@ -101,17 +101,45 @@ def variants(kb: Knowledge, entity: Entity, text: str, nvlink: str | None = None
     name that begins with the matched name's words, its distinguishing words not negated in the text,
     and, for a stated NVLink, taking that link."""
     index = kb.names_of(entity.kind)
-    prefix = entity.name + " "
+    stem = _bare(entity.name)  # "DGX A100": the A100s, in the machine's SXM form
+    prefix = stem + " "
     ids = [entity.id]
     for name, item_id in index.items():
         if name.startswith(prefix) and item_id not in ids and not _ruled_out(name[len(prefix) :], text):
             ids.append(item_id)
+    if stem != entity.name and entity.kind == "gpu":
+        ids = [i for i in ids if kb.gpus[i].form_factor == kb.gpus[entity.id].form_factor] or ids
     if entity.kind == "gpu" and nvlink and nvlink != "none":
         taking = [i for i in ids if nvlink in kb.gpus[i].nvlink_options]
         ids = taking or ids
     if entity.id in ids and _ruled_out_default(kb, entity, text):
         ids.remove(entity.id)
-    return tuple(ids)
+    named = [i for i in ids if any(said_word(w, text) for w in own_words(kb, i, stem, tuple(ids)))]
+    return (named[0],) if len(named) == 1 else tuple(ids)  # "DGX A100 mit den 40-GB-Karten": the 40GB
+
+
+def own_words(kb: Knowledge, item_id: str, stem: str, ids: tuple[str, ...]) -> set[str]:
+    """The words of a variant's names after the family's own that no other variant has ('server', 'nvl',
+    '40gb')."""
+    index = kb.names_of("gpu")
+
+    def words(i: str) -> set[str]:
+        return {w for n, j in index.items() if j == i and n.startswith(stem + " ") for w in n[len(stem) :].split()}
+
+    others = set().union(*(words(i) for i in ids if i != item_id))
+    return {w for w in words(item_id) - others if len(w) > 2 and not w.isdigit()}
+
+
+def said_word(word: str, text: str) -> bool:
+    """Whether the text says a name's word, not ruled out ('40gb' also as '40 GB' or '40-GB')."""
+    pattern = re.escape(word)
+    size = re.fullmatch(r"(\d{1,3})gb", word)
+    if size:
+        pattern = rf"{size.group(1)}[\s-]?gb"
+    for m in re.finditer(rf"(?<![\w]){pattern}(?![\w])", text):
+        if not _negated(text, m.start()):
+            return True
+    return False
 
 
 def _ruled_out(rest: str, text: str) -> bool:

@@ -88,17 +88,23 @@ NUMBER = {
     # a sign or a fraction is read with the number (it is refused by name, never read as its last digits:
     # "-5 users" is not 5 users, nor "2,5 Nutzer" 5); a dash between two numbers is a range, not a sign;
     # a number glued to a name by a hyphen ("ConnectX-7", "Gen-5") is part of the name; "3k users" are 3,000
-    "count": r"(?<![\w.,])(?<![a-z]-)-?\d+(?:[.,]\d+)?(?:\s?k(?![a-z]))?",
+    "count": r"(?<![\w.,])(?<![a-z]-)-?\d+(?:[.,]\d+)?(?!\d)(?:\s?k(?![a-z]))?(?![\s-]?(?:gb|gib|tb)\b)",
     "tokens": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?\s*[km]?",
     "gbps": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?",
     "share": r"(?<![\w.])(?:0?[.,]\d{1,4}|\d{1,3}(?:[.,]\d{1,2})?\s?%)",
 }
 SUFFIXED = r"(?<![\w.])(?<![a-z]-)\d{1,9}(?:\.\d{1,3})?\s?[km]\b"  # "32k": a token count where no unit says otherwise
 # One word may stand between a number and its unit ("100 chat users", "60 gleichzeitige Nutzer").
-BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zäöüß]+[\s-]+)?"
+BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zäöüß]{1,14}[\s-]+){0,2}"
 # "16 GPUs total" over 2 nodes: 8 per node
 TOTAL = r"(?<![\w.])(\d{1,5})\s{0,2}(?:gpus|cards|karten)\s{0,2}(?:total|in total|insgesamt|gesamt|overall|in all)\b"
-GENERIC_UNITS = ("token", "tokens")  # a unit of many fields: the field named beside it takes the number
+# weak unit words: a unit of many fields ("tokens"), or who is counted, not how many at once ("analysts");
+# the field named with stronger words takes the number ("35 analysts, 12 at once": 12 at once)
+WEAK_UNITS = re.compile(
+    r"^(tokens?|people|leute|personen|agents?|agenten|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?"
+    r"|sachbearbeiter\w{0,3}|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2}"
+    r"|callers?|seats?|plätze)$"
+)
 # "in der Spitze bis 300", "peaks at 300": the most a number field must hold
 PEAK = (
     r"\b(?:peak|peaks|spitzen?|at most|up to|bis zu|höchstens|hoechstens|maximal|max|could be|might be|mehr)\b"
@@ -334,7 +340,7 @@ def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str
     blanked, so that no other field, nor the open question, reads it again."""
     found = out.fields
     taken: list[tuple[int, int]] = []
-    ranked = sorted(_unit_matches(lowered, table), key=lambda c: (c[3].group("u") in GENERIC_UNITS, c[0], -c[1]))
+    ranked = sorted(_unit_matches(lowered, table), key=lambda c: (bool(WEAK_UNITS.match(c[3].group("u"))), c[0], -c[1]))
     for _rank, _length, fld, m in ranked:
         span = m.span("n")
         if fld.path in found or any(span[0] < e and s < span[1] for s, e in taken):
@@ -497,7 +503,7 @@ def item_id_name(kb: Knowledge, kind: str, item_id: str) -> str:
 
 
 YES = r"(yes|yeah|yep|yup|ja|jo|jap|jawohl|sure|klar|correct|richtig|genau|indeed|affirmative|y|j)"
-NO = r"(no|nope|nah|nein|nee|ne|n|not really|eher nicht|leider nicht|negative)"
+NO = r"(no|nope|nah|nein|nee|ne|nö|noe|n|not really|eher nicht|leider nicht|negative)"
 
 
 def _expected(lowered: str, asked: Field, out: Understood) -> None:
@@ -515,6 +521,8 @@ def _expected(lowered: str, asked: Field, out: Understood) -> None:
         out.fields[path] = bool(yes)
     elif asked.yes_no and (yes or no):
         out.fields[path] = asked.yes_no[0] if yes else asked.yes_no[1]
+    elif no and "none" in asked.choices:
+        out.fields[path] = "none"  # "nö" to "are the cards joined by NVLink?"
     elif asked.type == "enum" and said:
         named = [c for c in asked.choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said)]
         if len(named) == 1:
@@ -528,7 +536,7 @@ def _expected(lowered: str, asked: Field, out: Understood) -> None:
 def _expected_number(said: str, asked: Field, out: Understood) -> None:
     """The number an answer to a number question holds; several give the largest, kept as a range."""
     # a number standing as one: after a space, a bracket, "~" or ":", never inside "{0}" or "%d"
-    several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])", said)
+    several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])(?![\s-]?(?:gb|gib|tb)\b)", said)
     path = asked.path
     if asked.type in ("share", "gbps"):
         rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)

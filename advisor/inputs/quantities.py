@@ -52,7 +52,8 @@ SMALL = {
 LONGEST = 2000  # characters: a longer text (a pasted log) keeps its words; numbers in words are a speaker's
 # "4, not 8", "not 8 but 4", "statt 8", "instead of 8", "8? no, 4": the number after the cue is ruled out
 RULED_OUT = re.compile(
-    r"\b(?:not|nicht|statt|anstatt|anstelle von|instead of|rather than|no longer|nicht mehr)\s{1,3}"
+    r"\b(?:not|nicht|statt|anstatt|anstelle von|instead of|rather than|no longer|nicht mehr|don.?t need|do not need"
+    r"|no need for|brauchen keine?n?)\s{1,3}"
     r"(?:the\s|die\s|der\s)?(\d[\d.,]{0,12}\s?[km]?)\b"
 )
 PARTITIVE = re.compile(r"\b\d{1,4}\s(?:of the|of our|of|der|von den|von)\s(\d{1,4})\b")

@@ -33,6 +33,7 @@ from advisor.inputs.evidence import (
     ollama,
     report,
     smi,
+    smitable,
     topo,
 )
 from advisor.inputs.evidence.reader import Contribution, Reader
@@ -47,6 +48,7 @@ READERS: tuple[Reader, ...] = (
     smi.QUERY,
     smi.CSV,
     smi.NVLINK,
+    smitable.TABLE,
     report.REPORT,
     ollama.OLLAMA,
     kernel.CMDLINE,

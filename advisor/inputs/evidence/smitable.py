@@ -1,0 +1,61 @@
+"""`nvidia-smi` without options: the table of GPUs, one row per GPU with its index, product name and
+persistence mode, then its bus id (the driver's own listing, as pasted in most support threads).
+
+Guarantees: only rows of the GPU table are read (`| <index>  <name>  On|Off | <bus id> ...`); the process
+table below it, whose rows also start with a GPU index, is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from advisor.inputs.evidence import Parsed, clean
+from advisor.inputs.evidence.reader import Contribution, Reader
+
+HEADER = re.compile(r"NVIDIA-SMI [0-9][0-9.]{1,20}[ \t]{1,40}Driver Version")
+ROW = re.compile(
+    r"^\|[ \t]{1,6}(\d{1,3})[ \t]{1,6}(\S[^|]{1,60}?)[ \t]{1,12}(?:On|Off)[ \t]{0,4}\|[ \t]{0,6}"
+    r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
+)
+
+
+def looks_like_table(text: str) -> bool:
+    """nvidia-smi's default table: its header line and at least one GPU row."""
+    return bool(HEADER.search(text)) and any(ROW.match(line) for line in text.split("\n"))
+
+
+def parse_table(text: str, file: str) -> Parsed:
+    """Each GPU row: index, name, bus id."""
+    out = Parsed("nvidia-smi-table", file)
+    gpus: list[dict[str, str]] = []
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = ROW.match(line)
+        if m and all(g["index"] != m.group(1) for g in gpus):
+            name = m.group(2).strip().removesuffix("...").strip()  # nvidia-smi cuts a long name with "..."
+            gpus.append({"index": m.group(1), "name": name, "bus_id": m.group(3)})
+            out.at(f"gpu:{len(gpus) - 1}", no, line)
+    if not gpus:
+        out.notes.append("no GPU row found")
+        return out
+    out.data = {"gpus": gpus}
+    return out
+
+
+def table_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPU model of the first row and how many GPUs the table shows."""
+    gpus = parsed.data.get("gpus") or []
+    if gpus:
+        yield Contribution("hardware.gpu", gpus[0]["name"], parsed.evidence.get("gpu:0"))
+        yield Contribution("hardware.gpus_per_node", len(gpus), parsed.evidence.get("gpu:0"))
+
+
+TABLE = Reader(
+    "nvidia-smi-table",
+    looks_like_table,
+    parse_table,
+    table_facts,
+    first_only=True,
+    yields=("hardware.gpu", "hardware.gpus_per_node"),
+    gpu_evidence=True,
+)
