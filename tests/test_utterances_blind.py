@@ -9,14 +9,19 @@ import pytest
 
 from tests.chat_blind import DATA, run
 
-FLOORS = {"utterances-blind-1": 0.88, "utterances-blind-2": 0.84, "utterances-blind-3": 0.75}
+FLOORS = {
+    "utterances-blind-1": 0.88,
+    "utterances-blind-2": 0.84,
+    "utterances-blind-3": 0.75,
+    "utterances-blind-4": 0.65,
+}
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
 def test_the_blind_set_is_still_understood(engine, name):
     rows = run(engine, DATA / name)
     right = sum(r["ok"] for r in rows)
-    assert len(rows) >= 300
+    assert len(rows) >= 200  # whole calls: every set holds 200 turns or more
     misses = [
         f"{r['where']} {r['say'][:80]!r}: {r['act']}, want {r['want_act']} {r['want']}" for r in rows if not r["ok"]
     ]

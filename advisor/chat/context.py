@@ -32,8 +32,8 @@ def settle(got: Understood, known: dict[str, Any], kb: Knowledge, asked: str | N
     _same_family(got, known, kb)
     _correction(got, known, said)
     asked_path = field_table(kb.root).paths().get(asked or "")
-    for path in [p for p, v in got.fields.items() if known.get(p) == v and p != asked_path]:
-        del got.fields[path]  # "die L4 haben doch kein NVLink": what stands already, said again, is no answer
+    for path in [p for p, v in got.fields.items() if known.get(p) == v and p in NAMES and p != asked_path]:
+        del got.fields[path]  # "die L4 haben doch kein NVLink": the card named again is a reference, no answer
     if "model" in known and asked != "model":
         got.unsure.pop("model", None)
     if "hardware.gpu" in known and asked != "gpu":
@@ -138,7 +138,7 @@ def _hold(got: Understood, known: dict[str, Any], kb: Knowledge, said_raw: str) 
         got.held_why["hardware.node_link_gbps"] = "bytes"
     context = got.fields.get("workload.context_tokens")
     model = got.fields.get("model") or known.get("model")
-    if isinstance(context, int) and model:
+    if isinstance(context, int) and model and context <= 10**7:  # beyond every field's limit: refused, not asked
         longest = _longest(kb, str(model))
         if longest and context > longest:
             got.held["workload.context_tokens"] = got.fields.pop("workload.context_tokens")

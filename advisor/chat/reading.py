@@ -80,9 +80,9 @@ def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
         return Turn("command", said)
     if QUIT.match(said):
         return Turn("quit")
-    if "\n" not in said and classify(said, False).kind.startswith("request_"):
-        pass  # "vllm serve Zeile für die 405B bitte": a request that opens with the command's name
-    elif is_evidence(said):
+    # "vllm serve Zeile für die 405B bitte" is a request that opens with the command's name, no output
+    request = "\n" not in said and classify(said, False).kind.startswith("request_")
+    if not request and is_evidence(said):
         return Turn("evidence", said)
     got = understand(said, kb, asked)
     if got.skipped:
@@ -91,6 +91,12 @@ def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
     stated = TAG.sub(".", said) if got.fields else said
     catalogue = "model" in got.fields or "hardware.gpu" in got.fields
     act: Act = classify(stated, named, bool(got.alternatives), _asked_only(said, got, asked), catalogue)
+    return _refined(act, said, got, kb, asked)
+
+
+def _refined(act: Act, said: str, got: Understood, kb: Knowledge, asked: str | None) -> Turn:
+    """The act as the line's other parts show it: an answer before a closing question, a question the
+    knowledge base answers, a why-not that names hardware rather than a layout."""
     if act.kind in ("general", "question") or (act.kind == "hypothetical" and act.asked):
         answered = _stated_first(said, kb, asked)
         if answered is not None:  # "bf16 ideally. does that even fit?": the answer, and a question after it
@@ -124,6 +130,8 @@ def _asked_only(said: str, got: Understood, asked: str | None) -> bool:
         return False
     if row.path not in got.fields:
         return True
+    if len(said.split()) <= 2:
+        return False  # "unbekannt", "not sure": one of the question's own choices, said as the answer
     return set(got.fields) == {row.path} and HEDGE.search(said.lower()) is None
 
 

@@ -100,22 +100,33 @@ def variants(kb: Knowledge, entity: Entity, text: str, nvlink: str | None = None
     """The catalogue ids a family name may mean, less those the text rules out: every entry with a
     name that begins with the matched name's words, its distinguishing words not negated in the text,
     and, for a stated NVLink, taking that link."""
-    index = kb.names_of(entity.kind)
     stem = _bare(entity.name)  # "DGX A100": the A100s, in the machine's SXM form
-    prefix = stem + " "
-    ids = [entity.id]
-    for name, item_id in index.items():
-        if name.startswith(prefix) and item_id not in ids and not _ruled_out(name[len(prefix) :], text):
-            ids.append(item_id)
-    if stem != entity.name and entity.kind == "gpu":
-        ids = [i for i in ids if kb.gpus[i].form_factor == kb.gpus[entity.id].form_factor] or ids
-    if entity.kind == "gpu" and nvlink and nvlink != "none":
-        taking = [i for i in ids if nvlink in kb.gpus[i].nvlink_options]
-        ids = taking or ids
+    ids = _family_ids(kb, entity, stem, text)
+    if entity.kind == "gpu":
+        ids = _fitting(kb, entity, stem, ids, nvlink)
     if entity.id in ids and _ruled_out_default(kb, entity, text):
         ids.remove(entity.id)
     named = [i for i in ids if any(said_word(w, text) for w in own_words(kb, i, stem, tuple(ids)))]
     return (named[0],) if len(named) == 1 else tuple(ids)  # "DGX A100 mit den 40-GB-Karten": the 40GB
+
+
+def _family_ids(kb: Knowledge, entity: Entity, stem: str, text: str) -> list[str]:
+    """The entity's id and every other entry with a name that begins with the family's words, not ruled out."""
+    prefix = stem + " "
+    ids = [entity.id]
+    for name, item_id in kb.names_of(entity.kind).items():
+        if name.startswith(prefix) and item_id not in ids and not _ruled_out(name[len(prefix) :], text):
+            ids.append(item_id)
+    return ids
+
+
+def _fitting(kb: Knowledge, entity: Entity, stem: str, ids: list[str], nvlink: str | None) -> list[str]:
+    """The variants of a machine's form (a DGX's SXM) and taking the NVLink stated, where any do."""
+    if stem != entity.name:
+        ids = [i for i in ids if kb.gpus[i].form_factor == kb.gpus[entity.id].form_factor] or ids
+    if nvlink and nvlink != "none":
+        ids = [i for i in ids if nvlink in kb.gpus[i].nvlink_options] or ids
+    return ids
 
 
 def own_words(kb: Knowledge, item_id: str, stem: str, ids: tuple[str, ...]) -> set[str]:

@@ -130,6 +130,7 @@ SKIP = (
 )
 GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 SKIPPED = frozenset(fold(s) for s in SKIP)
+LONGEST = 20_000  # characters of one line read for facts
 NEGATED = re.compile(
     r"\b(?:no|not|kein|keine|keinen|nicht|ohne|without|never|nie|statt|anstatt|instead of|rather than|doesn.?t"
     r"|don.?t|does not|do not|isn.?t|aren.?t)\s{1,2}(?:the\s|die\s|der\s|das\s|nur\s|just\s|have\s|has\s)?$"
@@ -184,7 +185,7 @@ def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Unders
     from advisor.inputs.quantities import blank_ruled_out, upper_of_ranges
 
     out = Understood()
-    raw = text.strip()
+    raw = text.strip()[:LONGEST]  # what a customer says fits; a page pasted as one line is read that far
     lowered = fold(_numbers(raw.lower()))  # "Gespraeche" as "Gespräche": both folded
     said = lowered.strip()
     if said.strip(" .!") in SKIPPED or said in SKIPPED:
@@ -253,7 +254,7 @@ def _precisions(lowered: str, out: Understood) -> None:
         before, after = lowered[max(0, m.start() - 30) : m.start()], lowered[m.end() : m.end() + 20]
         kv_before = re.search(r"\b(?:kv|cache)(?:[ :-]{0,3}cache)?\b(?:\W{1,3}\w{1,10}){0,3}?\W{1,4}$", before)
         kv_after = re.match(
-            r"\W{0,3}(?:(?:for|für|fuer|on|in|im|beim|the|den|der|die|das)\W{1,3}){0,2}(?:kv|cache)\b", after
+            r"[ -]{0,2}(?:(?:for|für|fuer|on|in|im|beim|the|den|der|die|das)[ -]{1,2}){0,2}(?:kv|cache)\b", after
         )
         path = "kv_cache_dtype" if kv_before or kv_after else "precision"
         if NEGATED.search(before[-16:]):
@@ -524,13 +525,18 @@ def _expected(lowered: str, asked: Field, out: Understood) -> None:
     elif no and "none" in asked.choices:
         out.fields[path] = "none"  # "nö" to "are the cards joined by NVLink?"
     elif asked.type == "enum" and said:
-        named = [c for c in asked.choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said)]
-        if len(named) == 1:
-            out.fields[path] = named[0]
-        elif len(said.split()) <= 2:
-            out.invalid = said  # a word that is none of the choices: said so, with the choices
+        _expected_choice(said, asked, out)
     elif asked.bare and said and len(said.split()) <= 2 and not said.endswith("?"):
         out.fields[path] = said  # a bare name ("fp8", "w8a8"); a sentence is no value of the field
+
+
+def _expected_choice(said: str, asked: Field, out: Understood) -> None:
+    """The one choice of an enum question an answer names; a short answer naming none is said to be none."""
+    named = [c for c in asked.choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", said)]
+    if len(named) == 1:
+        out.fields[asked.path] = named[0]
+    elif len(said.split()) <= 2:
+        out.invalid = said  # a word that is none of the choices: said so, with the choices
 
 
 def _expected_number(said: str, asked: Field, out: Understood) -> None:

@@ -50,13 +50,11 @@ def parse_query(text: str, file: str) -> Parsed:
     gpus: list[dict[str, object]] = []
     section = ""
     current: dict[str, object] | None = None
-    attached: int | None = None
+    # the driver's own count: an excerpt may show fewer GPU sections than there are
+    count = re.search(r"^Attached GPUs[ \t]{0,40}:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", clean(text), re.M)
+    attached = int(count.group(1)) if count else None
     for no, raw in enumerate(clean(text).split("\n"), 1):
         line = raw.rstrip()
-        count = re.match(r"^Attached GPUs[ \t]{0,40}:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", line)
-        if count:  # the driver's own count: an excerpt may show fewer GPU sections than there are
-            attached = int(count.group(1))
-            continue
         m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)", line)
         if m:
             current = {"bus_id": m.group(1)}

@@ -15,7 +15,7 @@ from advisor.inputs.evidence.reader import Contribution, Reader
 
 HEADER = re.compile(r"NVIDIA-SMI [0-9][0-9.]{1,20}[ \t]{1,40}Driver Version")
 ROW = re.compile(
-    r"^\|[ \t]{1,6}(\d{1,3})[ \t]{1,6}(\S[^|]{1,60}?)[ \t]{1,12}(?:On|Off)[ \t]{0,4}\|[ \t]{0,6}"
+    r"^\|[ \t]{1,6}(\d{1,3})[ \t]{1,6}(\S[^|\n]{1,60}?)[ \t]{1,12}(?:On|Off)[ \t]{0,4}\|[ \t]{0,6}"
     r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
 
