@@ -139,3 +139,13 @@ def test_the_nvidia_smi_table_names_and_counts_the_gpus_it_shows(engine):
     assert TABLE.recognise(text)
     facts = {c.target: c.value for c in table_facts(TABLE.parse(text, "nvidia-smi.txt"))}
     assert facts == {"hardware.gpu": "NVIDIA H100 80GB HBM3", "hardware.gpus_per_node": 2}
+
+
+def test_vllms_non_default_args_line_gives_the_launch_it_describes(engine):
+    from advisor.inputs.evidence.engineargs import ARGS, args_facts
+
+    text = verbatim("vllm_nondefault_args_pr24162.txt")
+    assert ARGS.recognise(text)
+    facts = {c.target: c.value for c in args_facts(ARGS.parse(text, "vllm.log"))}
+    assert facts["engine"] == "vllm" and facts["deployment.tp"] == 2
+    assert facts["model"] == "/data/datasets/models-hf/Qwen2.5-0.5B/"
