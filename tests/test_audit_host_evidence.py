@@ -133,7 +133,8 @@ def test_ibstat_gives_the_rate_of_the_fastest_active_port(engine):
 
 
 def test_the_nvidia_smi_table_names_and_counts_the_gpus_it_shows(engine):
-    from advisor.inputs.evidence.smitable import TABLE, table_facts
+    from advisor.inputs.evidence.smi import gpu_facts as table_facts
+    from advisor.inputs.evidence.smitable import TABLE
 
     text = verbatim("smi_table_2xh100_gpuburn114.txt")
     assert TABLE.recognise(text)

@@ -1,5 +1,5 @@
 """The utterance corpus (tests/data/utterances/*.yaml) read as the chat reads each line: what the
-customer typed becomes an intent and facts, through the same routing (dialogue.parse_intent), the same
+customer typed becomes an intent and facts, through the same reading (advisor/chat/reading.py), the same
 free-text reader (understand, with the open question) and the same knowledge questions the chat uses.
 `python -m tests.utterances` prints the accuracy per set and every miss."""
 

@@ -637,8 +637,7 @@ class ChatSession:
             return self._topo(said)
         import tempfile
 
-        from advisor.audit import audit, derive
-        from advisor.inputs.evidence.registry import parse_files
+        from advisor.audit import audit
 
         lang = self.lang
         with tempfile.TemporaryDirectory(prefix="advisor-paste-") as folder:
@@ -646,13 +645,11 @@ class ChatSession:
             path.write_text(said + "\n", encoding="utf-8")
             try:
                 result = audit(self.engine, [path], lang)
-                _inputs, parsed = parse_files([path])
             except AdvisorError as exc:
                 return self._reply(said, f"⚠ {exc.one_line()}".replace(str(path), t("pasted", lang)), "evidence")
             text = replies.audit_text(result, t("pasted", lang), lang).replace(str(path), t("pasted", lang))
         before = self.c.rec
-        _facts, raw, _dep = derive(parsed, self.engine)
-        taken, problems = self._take_evidence(raw)
+        taken, problems = self._take_evidence(dict(result.replay.get("scenario") or {}))
         parts = [text, *problems]
         if taken:
             parts.append(t("evidence_taken", lang, facts=replies.fields_text(taken, lang)))

@@ -20,7 +20,6 @@ FILE = "dialogue.yaml"
 LONG_QUESTION = 6  # words: a question this long that names values asks about them ("8 H100s?" answers)
 SAID = 2000  # characters: the cues of an act are read in a line's first 2,000 (a pasted page is no utterance)
 COMMITTING = ("answer", "correction")
-REQUESTS = ("request_save", "request_command", "request_buy")
 
 
 @dataclass(frozen=True)
@@ -80,11 +79,6 @@ def table() -> tuple[tuple[ActRow, ...], dict[str, Any]]:
             )
         )
     return tuple(rows), dict(data["language"])
-
-
-def is_question(text: str) -> bool:
-    """Whether the line asks: it ends in a question mark."""
-    return text.rstrip().endswith("?")
 
 
 def classify(text: str, facts: bool, alternatives: bool = False, asked_only: bool = False, named: bool = False) -> Act:

@@ -22,49 +22,6 @@ from advisor.inputs.letters import fold
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Knowledge
 
-WORDS = {
-    "one": 1,
-    "a": 1,
-    "an": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "sixteen": 16,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "hundred": 100,
-    "ein": 1,
-    "eine": 1,
-    "einer": 1,
-    "eins": 1,
-    "zwei": 2,
-    "drei": 3,
-    "vier": 4,
-    "fünf": 5,
-    "sechs": 6,
-    "sieben": 7,
-    "acht": 8,
-    "neun": 9,
-    "zehn": 10,
-    "zwölf": 12,
-    "sechzehn": 16,
-    "zwanzig": 20,
-    "dreißig": 30,
-    "vierzig": 40,
-    "fünfzig": 50,
-    "sechzig": 60,
-    "hundert": 100,
-}
 PRECISIONS = {
     "nvfp4": "nvfp4",
     "mxfp4": "mxfp4",
@@ -128,7 +85,6 @@ SKIP = (
     "?",
     "-",
 )
-GPUS = r"(gpus?|cards?|karten?|grafikkarten?|x|×)"
 SKIPPED = frozenset(fold(s) for s in SKIP)
 LONGEST = 20_000  # characters of one line read for facts
 NEGATED = re.compile(

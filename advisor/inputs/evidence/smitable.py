@@ -8,10 +8,10 @@ table below it, whose rows also start with a GPU index, is not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed, clean
-from advisor.inputs.evidence.reader import Contribution, Reader
+from advisor.inputs.evidence.reader import Reader
+from advisor.inputs.evidence.smi import gpu_facts
 
 HEADER = re.compile(r"NVIDIA-SMI [0-9][0-9.]{1,20}[ \t]{1,40}Driver Version")
 ROW = re.compile(
@@ -42,19 +42,11 @@ def parse_table(text: str, file: str) -> Parsed:
     return out
 
 
-def table_facts(parsed: Parsed) -> Iterator[Contribution]:
-    """The GPU model of the first row and how many GPUs the table shows."""
-    gpus = parsed.data.get("gpus") or []
-    if gpus:
-        yield Contribution("hardware.gpu", gpus[0]["name"], parsed.evidence.get("gpu:0"))
-        yield Contribution("hardware.gpus_per_node", len(gpus), parsed.evidence.get("gpu:0"))
-
-
 TABLE = Reader(
     "nvidia-smi-table",
     looks_like_table,
     parse_table,
-    table_facts,
+    gpu_facts,  # the model of the first GPU listed and how many are listed, as every GPU listing gives them
     first_only=True,
     yields=("hardware.gpu", "hardware.gpus_per_node"),
     gpu_evidence=True,
