@@ -92,12 +92,12 @@ def write(path: Path, key: str, value: Any, reducers: Mapping[type, Any] | None 
     import tempfile  # only a miss writes; a hit should not pay for this import
 
     try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # first: an unmakeable folder costs no pickling
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         if reducers:
             pickler.dispatch_table = {**copyreg.dispatch_table, **reducers}
         pickler.dump((FORMAT, key, value))
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
