@@ -35,7 +35,7 @@ _PUTTY = re.compile(r"Private-Lines:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", re.M)
 _MAC = re.compile(r"Private-MAC:[ \t]{0,8}([0-9A-Za-z+/=]{8,256})")
 _SECRET_KIND = re.compile(r"(?m)^[ \t]{0,16}kind:[ \t]{0,8}[\"']?Secret[\"']?[ \t]{0,8}$")
 _DATA = re.compile(r"(?m)^([ \t]{0,16})(?:data|stringData):[ \t]{0,8}$")
-_ITEM = re.compile(r"([ \t]{1,32})[\"']?[\w.-]{1,253}[\"']?:[ \t]{1,8}(?![|>][-+]?[ \t]*$)(\S[^\n]{0,8191})")
+_ITEM = re.compile(r"([ \t]{1,32})[\"']?([\w.-]{1,253})[\"']?:[ \t]{1,8}(?![|>][-+]?[ \t]*$)(\S[^\n]{0,8191})")
 
 
 _VAULT = re.compile(r"\$ANSIBLE_VAULT;[\w.;]{1,64}[ \t]{0,8}$", re.M)
@@ -48,6 +48,8 @@ def find(text: str) -> Iterator[Span]:
         yield from _pem(text)
     if "cat " in text or "head " in text or "type " in text:
         yield from _cat_output(text)
+    if "$ " in text or "# " in text:
+        yield from _made_output(text)
     if "$ANSIBLE_VAULT;" in text:
         yield from _vault(text)
     if "Private-Lines:" in text:
@@ -75,6 +77,31 @@ def _cat_output(text: str) -> Iterator[Span]:
         name = m.group(1).strip("\"'")
         if not _SECRET_FILE.search(name) or name.endswith((".pub", ".crt", ".pem.pub")):
             continue
+        for at, line in following_lines(text, m.end() + 1):
+            if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")):
+                break
+            lead = len(line) - len(line.lstrip())
+            yield at + lead, at + len(line.rstrip())
+
+
+# a shell command line after its prompt, and a command that makes a credential: a verb that makes one and a
+# word that names one (headscale preauthkeys create, gh auth token, vault token create), or a generator of
+# secrets by itself (wg genkey, openssl rand)
+_PROMPTED = re.compile(r"(?m)^[ \t]{0,8}(?:[\w@.:~/()-]{0,64}[$#%][ \t]{1,4})([^\n]{1,400})$")
+_MAKES = re.compile(r"(?i)(?<![\w-])(?:create|generate|gen|new|issue|mint|rotate|regenerate|reset)(?![\w-])")
+_CREDENTIAL = re.compile(r"(?i)(?:keys?|tokens?|secrets?|passw(?:or)?ds?|credentials?|psk)(?![a-z])")
+_GENERATOR = re.compile(r"(?<![\w-])(?:wg[ \t]{1,4}genkey|wg[ \t]{1,4}genpsk|openssl[ \t]{1,4}rand|pwgen|apg)(?![\w-])")
+
+
+def _made_output(text: str) -> Iterator[Span]:
+    """The output of a command that makes a credential: each line after it that is one token of eight
+    characters or more, until a blank line, a prompt or a line of words (MAX_LINES)."""
+    for m in _PROMPTED.finditer(text):
+        command = m.group(1)
+        if not (_GENERATOR.search(command) or (_MAKES.search(command) and _CREDENTIAL.search(command))):
+            continue
+        if "pubkey" in command or "public" in command.lower():
+            continue  # wg pubkey, ssh-keygen -y: what they print is public
         for at, line in following_lines(text, m.end() + 1):
             if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")):
                 break
@@ -169,9 +196,19 @@ def _items(text: str, start: int, end: int, indent: int) -> Iterator[Span]:
             if lead <= indent:
                 return
             m = _ITEM.match(text, at, line_end)
-            if m:
-                yield m.start(2), line_end
+            if m and not _plain_setting(m.group(2)):
+                yield m.start(3), line_end
         at = line_end + 1
+
+
+def _plain_setting(name: str) -> bool:
+    """A Secret's key whose name says it holds no credential (AUTHENTICATION_APIKEY_USERS, DB_HOST): its value
+    is judged like any other, not hidden for where it stands."""
+    from advisor.redact.names import strength, words
+    from advisor.redact.vocabulary import vocabulary
+
+    found = words(name)
+    return bool(found) and strength(name) is None and found[-1] in vocabulary().names.plain_data
 
 
 def scalar(text: str, key_start: int, key_end: int) -> Iterator[Span]:

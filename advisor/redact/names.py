@@ -54,6 +54,8 @@ def _judge(name: str) -> Strength | None:
         return None
     if any(w in names.neutral for w in found):
         return None
+    if public(found) and not any(w in names.strong and not w.endswith("key") for w in credential_words):
+        return None  # publishableKey, recaptchaSiteKey, algoliaSearchOnlyKey: public by design
     for word in credential_words:
         if any(w in names.neutral_for.get(_base(word, names), ()) for w in found):
             return None
@@ -84,3 +86,13 @@ def _base(word: str, names: Names) -> str:
     if word in listed:
         return word
     return next((c for c in listed if word.endswith(c)), word)
+
+
+def public(found: tuple[str, ...]) -> bool:
+    """Whether a name's words hold a word or phrase that makes a key public by design (site key)."""
+    for entry in vocabulary().names.public:
+        phrase = tuple(entry.split())
+        n = len(phrase)
+        if any(found[i : i + n] == phrase for i in range(len(found) - n + 1)):
+            return True
+    return False

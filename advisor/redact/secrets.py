@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from advisor.redact import blocks
-from advisor.redact.names import strength, words
+from advisor.redact.names import public, strength, words
 from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
-from advisor.redact.vocabulary import Command, Prefix, SafeNames, vocabulary
+from advisor.redact.vocabulary import Call, Command, Prefix, SafeNames, vocabulary
 
 Span = tuple[int, int]
 
@@ -45,6 +45,8 @@ DIGEST_RESPONSE = re.compile(r"(?i)\bresponse=\"?([0-9a-f]{16,128})")
 CRYPT = re.compile(
     r"(?<![\w$])(\$(?:1|2[abxy]?|5|6|7|y|gy|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$[^\s:\"']{8,512})"
 )
+# MySQL's mysql_native_password hash: '*' and 40 hexadecimal capitals (mysql.user's authentication_string)
+MYSQL_HASH = re.compile(r"(?<![\w*])(\*[0-9A-F]{40})(?![\w])")
 # Redis: ACL SETUSER name on >password ~keys +@cmds
 REDIS_ACL = re.compile(r"(?i)\bACL[ \t]{1,4}SETUSER\b[^\n]{0,200}?[ \t]>([^\s]{1,256})")
 # a configuration line `name value` (nslcd's bindpw, msmtprc's password, radius secret): the name at the line's
@@ -157,7 +159,10 @@ def _xml_elements(text: str, safe: SafeNames) -> Iterator[Span]:
 def _list_values(text: str, safe: SafeNames) -> Iterator[Span]:
     for m in LIST_KEY.finditer(text):
         if strength(m.group(1)) in ("strong", "medium"):
-            yield from blocks.list_items(text, m.start(1), m.end())
+            for a, b in blocks.list_items(text, m.start(1), m.end()):
+                item = text[a:b]  # compose's `secrets: [- db_password]` names them, letters only
+                if not (_names_a_credential(item) and not any(c.isdigit() for c in item)):
+                    yield a, b
 
 
 def _spans_of(pattern: re.Pattern[str]) -> Callable[[str, SafeNames], Iterator[Span]]:
@@ -201,6 +206,8 @@ _NESTED: tuple[tuple[Callable[[str], bool], Callable[[str, SafeNames], Iterator[
     (lambda t: ":\n" in t, _list_values),
     (lambda t: "$" in t, _spans_of(CRYPT)),
     (lambda t: "SETUSER" in t or "setuser" in t, _spans_of(REDIS_ACL)),
+    (lambda t: "*" in t, _spans_of(MYSQL_HASH)),
+    (lambda t: "(" in t, lambda t, safe: _calls(t, safe)),
     (lambda t: True, _config_lines),
     (lambda t: "@" in t and ":" in t, _login_secrets),
     (lambda t: t.count(":") >= 4, _pgpass),
@@ -219,10 +226,12 @@ def hidden(value: str, level: str, safe: SafeNames) -> bool:
     v = value.strip()
     if len(v) < 3 or reference(v) or path(v) or v.lower() in _not_values():
         return False
-    if v.lower() in safe.names:
+    if v.lower() in safe.names or public_token(v):
         return False
     if level == "strong":
         return True
+    if _plain_url(v):
+        return False  # doctrine://default?auto_setup=0: a connection string without user-info or password
     if digest(v):
         return False
     if level == "medium":
@@ -294,11 +303,14 @@ def _assignments_of(
     it holds (NESTED_DEPTH deep)."""
     names = vocabulary().names
     pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
+    inherit = frozenset(names.inherit)
     name_group, value_group = (2, 6) if quoted else (1, 5)
     pending = -1
     for m in pattern.finditer(text):
         name = m.group(name_group)
         low = name.lower()
+        if low in inherit:
+            name = parent_name(text, m.start()) or name
         level = strength(name)
         if level is None and low not in pair_names and low not in pair_values:
             # the usual case: a name that is no credential, judged once per distinct name (cached)
@@ -358,10 +370,18 @@ def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe:
         start = text.find(raw, start) if raw else start
     elif level != "strong" and " " in raw.strip():
         return  # a token or a key is one word: "token: 80 or 160 per layer" is prose
-    if _names_a_credential(raw) and POINTER_WORDS.intersection(words(a.name)):
-        return  # existingSecret: llm-gateway-secrets, tokenSecretKey: gateway-token: which secret, not it
-    if raw and hidden(raw, level, safe):
+    if raw and not _names_another(raw, level, a.name) and hidden(raw, level, safe):
         yield start, start + len(raw)
+
+
+def _names_another(raw: str, level: str, name: str) -> bool:
+    """A value that is not the credential its name is about: which secret a setting points to
+    (existingSecret: llm-gateway-secrets, tokenSecretKey: gateway-token), or a short word under a session's
+    name (JSESSIONID.routing=node2: a session id is long and random, a route is not)."""
+    found = words(name)
+    if len(raw) < 8 and level != "strong" and SESSION_WORDS.intersection(found):
+        return True
+    return _names_a_credential(raw) and bool(POINTER_WORDS.intersection(found))
 
 
 COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]{0,4}([^=;\s]{1,128})=([^;\n]{0,4096})")
@@ -379,7 +399,7 @@ def _cookie_pairs(raw: str, start: int, safe: SafeNames) -> Iterator[Span]:
         level = strength(name)
         sessionish = bool(SESSION_WORDS.intersection(words(name))) and len(value) >= 8 and not number(value)
         if (
-            (level is not None and hidden(value, level, safe))
+            (level is not None and (level == "strong" or len(value) >= 8) and hidden(value, level, safe))
             or sessionish
             or random_token(value)
             or (len(value) >= 16 and secret_looking(value))
@@ -519,6 +539,7 @@ def _runs(text: str, safe: SafeNames) -> Iterator[Span]:
             PUBLIC_KEY_TYPE.search(text, max(0, m.start() - 48), m.start())
             or FINGERPRINT.search(text, max(0, m.start() - 8), m.start())
             or (_named_public(text, m.start()) and not (_prefixed(run) or _jwt(run)))
+            or (_labelled_public(text, m.start()) and not (_prefixed(run) or _jwt(run)))
         ):
             continue  # an SSH public key; a value its name calls public or an id (PublicKey =, "clientId":)
         spans = judged.get(run)
@@ -538,6 +559,8 @@ def _judge_run(run: str, safe: SafeNames) -> tuple[Span, ...]:
         return ()
     if reference(body) or AGE_RECIPIENT.fullmatch(body):
         return ()  # sk-xxxxxxxxxxxx, YOUR_API_KEY: a placeholder; age1...: an age recipient, a public key
+    if public_token(body):
+        return ()  # a publishable key (pk_live_, phc_): its vendor says it may be published
     if _prefixed(body) or _jwt(body):
         return ((lead, lead + len(body)),)
     if _harmless_base64(body, safe):
@@ -588,10 +611,73 @@ def _named_public(text: str, start: int) -> bool:
     m = NAME_BEFORE.search(text, max(line_start, start - 72), start)
     if m is None:
         return False
-    found = words(m.group(1))
-    if not found or strength(m.group(1)) is not None:
+    name = m.group(1)
+    names = vocabulary().names
+    if name.lower() in names.inherit:
+        name = parent_name(text, start) or name
+    if name in names.public_members:
+        return True  # a JSON Web Key's "x", "y", "n", "e"
+    found = words(name)
+    if not found or strength(name) is not None:
         return False
-    return any(w in ("public", "pub", "pubkey") for w in found) or found[-1] in _PUBLIC_WORDS
+    return public(found) or found[-1] in _PUBLIC_WORDS
+
+
+# the name a line ends in: `DbPassword:`, `variable "db_password" {`, `[section]`
+_PARENT = re.compile(r"([A-Za-z_][\w.-]{0,127})[\"'\]]?[ \t]{0,4}[:={]?[ \t]{0,4}\{?[ \t]{0,4}$")
+PARENT_LINES = 8
+
+
+def parent_name(text: str, at: int) -> str | None:
+    """The key above the line holding `at`: the nearest line before it, at most PARENT_LINES back, that is
+    indented less, if that line ends in a name (YAML's `Key:`, HCL's `variable "name" {`)."""
+    line_start = text.rfind("\n", 0, at) + 1
+    line = text[line_start:at]
+    indent = len(line) - len(line.lstrip(" \t-"))
+    end = line_start - 1
+    for _ in range(PARENT_LINES):
+        if end <= 0:
+            return None
+        start = text.rfind("\n", 0, end) + 1
+        above = text[start:end]
+        end = start - 1
+        if not above.strip():
+            continue
+        if len(above) - len(above.lstrip(" \t-")) < indent:
+            m = _PARENT.search(above, max(0, len(above) - 160))
+            return m.group(1) if m else None
+    return None
+
+
+def _labelled_public(text: str, start: int) -> bool:
+    """A value alone on its line under a line that calls it a public key (minisign's `untrusted comment:
+    minisign public key ...`)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip() or line_start == 0:
+        return False
+    above = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1][-200:].lower()
+    return "public key" in above and not any(w in above for w in ("secret", "private"))
+
+
+_URL = re.compile(r"[a-z][a-z0-9+.-]{1,20}://[^\s@]{1,2048}")
+
+
+def _plain_url(value: str) -> bool:
+    """A URL without user-info and without a credential-named query parameter."""
+    if not _URL.fullmatch(value):
+        return False
+    query = value.partition("?")[2]
+    return not any(strength(pair.partition("=")[0]) for pair in query.split("&") if pair)
+
+
+def public_token(value: str) -> bool:
+    """Whether a value starts with a prefix its vendor documents as publishable (pk_live_, phc_)."""
+    return any(value.startswith(p.prefix) and len(value) - len(p.prefix) >= p.min for p in _public_prefixes())
+
+
+@lru_cache(maxsize=1)
+def _public_prefixes() -> tuple[Prefix, ...]:
+    return tuple(p for p in vocabulary().prefixes if p.public)
 
 
 # an SSH public key's type, right before its base64 (ssh-ed25519 AAAA..., ecdsa-sha2-nistp256 AAAA...)
@@ -692,7 +778,7 @@ def _shape(pattern: str) -> re.Pattern[str]:
 def _prefixes() -> dict[str, tuple[Prefix, ...]]:
     """The vendors' prefixes by their first two characters, longest first."""
     out: dict[str, list[Prefix]] = {}
-    for p in sorted(vocabulary().prefixes, key=lambda p: -len(p.prefix)):
+    for p in sorted((p for p in vocabulary().prefixes if not p.public), key=lambda p: -len(p.prefix)):
         out.setdefault(p.prefix[:2], []).append(p)
     return {k: tuple(v) for k, v in out.items()}
 
@@ -704,16 +790,25 @@ def _commands(text: str) -> Iterator[Span]:
     for i, m in enumerate(found):
         limit = min(m.end() + 2048, found[i + 1].start() if i + 1 < len(found) else len(text))
         stop = _SEPARATOR.search(text, m.end(), limit)
-        yield from _arguments(text, m.end(), stop.start() if stop else limit, table[m.group(1)])
+        for command in table[m.group(1)]:
+            yield from _arguments(text, m.end(), stop.start() if stop else limit, command)
 
 
 def _arguments(text: str, start: int, end: int, command: Command) -> Iterator[Span]:
     """The secrets among one command's arguments (after its `after` word, where it has one)."""
     tokens = [(t.start(), t.group(0)) for t in _TOKEN.finditer(text, start, end)]
     active = not command.after
+    plain = 0  # arguments that are no option, counted after the `after` word
     for i, (at, token) in enumerate(tokens):
         if not active:
-            active = token in command.after
+            active = any(token == a or (a.endswith(".") and token.startswith(a)) for a in command.after)
+            continue
+        if command.argument and not token.startswith("-"):
+            plain += 1
+            if plain == command.argument:
+                if not reference(token.strip("\"'")):
+                    yield _value_span(at, token)
+                return
             continue
         following = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1][1].startswith("-") else None
         span = _argument(command, at, token, following)
@@ -746,7 +841,37 @@ def _value_span(at: int, token: str) -> Span:
 
 
 @lru_cache(maxsize=1)
-def _command_pattern() -> tuple[re.Pattern[str], dict[str, Command]]:
-    table = {c.command: c for c in vocabulary().commands}
+def _command_pattern() -> tuple[re.Pattern[str], dict[str, tuple[Command, ...]]]:
+    table: dict[str, tuple[Command, ...]] = {}
+    for c in vocabulary().commands:
+        table[c.command] = (*table.get(c.command, ()), c)
     names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
     return re.compile(r"(?<![\w./-])(" + names + r")(?![\w.-])"), table
+
+
+def _calls(text: str, _safe: SafeNames) -> Iterator[Span]:
+    """The password a function call is given by its place (new PDO(dsn, user, 'pass'), mysqli_connect(host,
+    user, 'pass'), DriverManager.getConnection(url, user, "pass")): a string literal at the call's password
+    position, on the call's line."""
+    pattern, table = _call_pattern()
+    for m in pattern.finditer(text):
+        line_end = text.find("\n", m.end())
+        end = len(text) if line_end < 0 else line_end
+        for n, arg in enumerate(_ARGUMENT.finditer(text, m.end(), end), 1):
+            value = arg.group(1)
+            if n == table[m.group(1)].argument:
+                if value[:1] in "\"'" and len(value) > 4 and not reference(value[1:-1]):
+                    if value[1:-1].lower() not in _not_values():
+                        yield arg.start(1) + 1, arg.end(1) - 1
+                break
+
+
+# one argument of a call and what ends it: a string literal or anything up to the next comma or bracket
+_ARGUMENT = re.compile(r"[ \t]{0,8}(\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'|[^,()\"'\n]{1,512})[ \t]{0,8}(?:,|\))")
+
+
+@lru_cache(maxsize=1)
+def _call_pattern() -> tuple[re.Pattern[str], dict[str, Call]]:
+    table = {c.call: c for c in vocabulary().calls}
+    names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
+    return re.compile(r"(?<![\w])(" + names + r")[ \t]{0,4}\(" if names else r"(?!x)x"), table

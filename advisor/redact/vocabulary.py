@@ -31,6 +31,14 @@ class Command(Record):
     after: tuple[str, ...] = key(default=(), doc="the options count only after one of these words (docker login)")
     login: tuple[str, ...] = key(default=(), doc="words after which the first argument is a secret (wandb login)")
     assign: bool = key(default=False, doc="the command sets a variable: NAME VALUE, judged by the name")
+    argument: int = key(default=0, doc="the nth argument after the `after` word is the secret (0: none)")
+
+
+class Call(Record):
+    """A function or constructor that takes a password by its place among the arguments."""
+
+    call: str = key(doc="the name as written before its '(' (PDO, mysqli_connect, DriverManager.getConnection)")
+    argument: int = key(doc="the password's place, from 1")
 
 
 class Prefix(Record):
@@ -42,6 +50,7 @@ class Prefix(Record):
     alphabet: str = key(default="any", choices=("any", "upper", "hex"), doc="what may follow the prefix")
     exact: int = key(default=0, doc="the token's whole length where the vendor fixes it (0: any)")
     shape: str = key(default="", doc="the whole token's form where the prefix alone could start a word (fullmatch)")
+    public: bool = key(default=False, doc="a public-by-design key the vendor says may be published (never hidden)")
 
 
 class Names(Record):
@@ -65,6 +74,16 @@ class Names(Record):
     schemes: tuple[str, ...] = key(doc="authentication schemes a header value starts with")
     pair_names: tuple[str, ...] = key(doc="fields whose value names the next value field (name: HF_TOKEN)")
     pair_values: tuple[str, ...] = key(doc="the value fields of such pairs")
+    public: tuple[str, ...] = key(
+        default=(), doc="words that make a key public by design (publishable, site key); a phrase as its words"
+    )
+    public_members: tuple[str, ...] = key(default=(), doc="whole names that hold a public value (a JWK's x, y, n, e)")
+    plain_data: tuple[str, ...] = key(
+        default=(), doc="last words of a Kubernetes Secret's key that hold who or where, not a secret (DB_HOST)"
+    )
+    inherit: tuple[str, ...] = key(
+        default=(), doc="keys that hold the value of the key above them (CloudFormation's Default, HCL's default)"
+    )
 
 
 class Vocabulary(Record):
@@ -72,6 +91,7 @@ class Vocabulary(Record):
 
     names: Names = key(doc="the credential-name model")
     commands: tuple[Command, ...] = key(doc="commands whose options take a secret")
+    calls: tuple[Call, ...] = key(default=(), doc="calls that take a password by its place")
     version_words: tuple[str, ...] = key(doc="words before a dotted number that make it a version")
     public_domains: tuple[str, ...] = key(default=(), doc="domains of public services: their hosts are no secret")
     service_labels: tuple[str, ...] = key(
