@@ -57,7 +57,7 @@ BY_COMMAND = [
     ("poetry config http-basic.internal deploy Pl41n.Pos1t10nal", "Pl41n.Pos1t10nal"),
     ("$ pdo = new PDO('mysql:host=db;dbname=recs', 'recs', 'Positional-Pw9');", "Positional-Pw9"),
     ('auth = requests.auth.HTTPBasicAuth("svc", "b4sic-in-code")', "b4sic-in-code"),
-    ("$ headscale preauthkeys create --user gpu --reusable\n7f0c2a9e4b1d8c3f6a5e2b9d0c7f4a1e8b3d6c9f2a5e\n", "7f0c2a9e4b1d"),
+    ("$ headscale preauthkeys create --user gpu\n7f0c2a9e4b1d8c3f6a5e2b9d0c7f4a1e8b3d6c9f2a5e\n", "7f0c2a9e4b1d"),
     ("$ wg genkey\nyGx3Ls9kQ2m8Wb5Zr1Pt7Nc4Vd6Hf0Ja2Ke8Lu3Mo5=\n", "yGx3Ls9kQ2m8Wb5Zr1Pt7Nc4Vd6Hf0Ja2Ke8Lu3Mo5="),
 ]
 
@@ -132,13 +132,15 @@ HARMLESS = [
     "> Host: api.github.com\n< Host: us-central1-aiplatform.googleapis.com\nrepository = https://test.pypi.org/legacy/",
     'the password is wrong; "P2P=Enabled" bandwidth equals "P2P=Disabled"',
     "experts key is num_local_experts (=128)",
-    'STRIPE_PUBLISHABLE_KEY=pk_live_51Hq8Zr2LwX9tPcAbCdEfGhIjKlMnOp',
+    "STRIPE_PUBLISHABLE_KEY=pk_live_51Hq8Zr2LwX9tPcAbCdEfGhIjKlMnOp",
     "projectApiKey: phc_SBcPOG8jGgDfMEwCfSpyk69gbQ3h4V4LdZUHsrIs",
     "Parameters:\n  RecaptchaSiteKey:\n    Type: String\n    Default: 6LcX2aUpAAAAAJ9v8Qz3Lw7Rt1Ym5Nk0Pb4Sd6Fh\n",
     "algoliaSearchOnlyKey: 4f9e2c7a1b8d3e6f0a5c9b2d7e4f1a8c",
     '"address": "0x52908400098527886E0F7030069857D2E4169EE7"',
-    '{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}',
-    "$ cat ~/.minisign/minisign.pub\nuntrusted comment: minisign public key 1A2B3C4D\nRWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3\n",
+    '{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",'
+    ' "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}',
+    "$ cat ~/.minisign/minisign.pub\nuntrusted comment: minisign public key 1A2B3C4D\n"
+    "RWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3\n",
     "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
     "MESSENGER_TRANSPORT_DSN=doctrine://default?auto_setup=0",
     "Cookie: lang=de; JSESSIONID.routing=node2",

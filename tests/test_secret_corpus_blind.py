@@ -1,7 +1,8 @@
 """The blind secret corpora (tests/data/secrets-blind-1/, -2/ and -3/, see their PROVENANCE.md), kept as
-regression tests: 159, 110 and 183 secret kinds three reviewers wrote from vendors' documentation, placed in
+regression tests: 159, 110, 183 and 195 secret kinds four reviewers wrote from vendors' documentation, placed in
 logs, shell history, compose, Kubernetes, Terraform, systemd units, /etc configs, source code, JSON, TOML,
-INI, HTTP and OAuth captures and chats in nine languages, with 253, 236 and 515 harmless values beside them.
+INI, HTTP and OAuth captures and chats in up to 15 languages, with 253, 236, 515 and 495 harmless values beside
+them.
 Pasted into a recorded chat or gathered by collect, no planted value reaches a written file and every
 harmless value comes through unchanged, except what a corpus's open.yaml lists as still wrong."""
 
@@ -19,7 +20,12 @@ from advisor.core.engine import Engine
 
 DATA = Path(__file__).resolve().parent / "data"
 # corpus: (files, secret kinds, harmless values) as its provenance states them
-CORPORA = {"secrets-blind-1": (17, 159, 253), "secrets-blind-2": (19, 110, 236), "secrets-blind-3": (22, 183, 515)}
+CORPORA = {
+    "secrets-blind-1": (17, 159, 253),
+    "secrets-blind-2": (19, 110, 236),
+    "secrets-blind-3": (22, 183, 515),
+    "secrets-blind-4": (22, 195, 495),
+}
 PLANTED: dict[str, dict[str, dict]] = {
     corpus: {k: v for k, v in yaml.safe_load((DATA / corpus / "planted.yaml").read_text()).items() if k != "sources"}
     for corpus in CORPORA

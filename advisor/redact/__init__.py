@@ -22,7 +22,7 @@ from typing import Any
 
 from advisor.redact import identifiers, secrets
 from advisor.redact.identifiers import KEEP, PLACEHOLDER, worth
-from advisor.redact.vocabulary import SafeNames
+from advisor.redact.vocabulary import SafeNames, public_host
 
 __all__ = ["KEEP", "PLACEHOLDER", "Redactor", "default_safe"]
 
@@ -153,7 +153,12 @@ class Redactor:
         if not identifiers.inside_longer_word(text, start, end):
             return False
         word = identifiers.word_at(text, start)
-        return len(word) > end - start and self.safe.word(word)
+        if len(word) <= end - start:
+            return False
+        head = word.split("/", 1)[0].lower()
+        if "/" in word and (head in identifiers.PUBLIC_HOSTS or public_host(head)):
+            return True  # ghcr.io/berriai/litellm:main-...: a public image or repository, not the user litellm
+        return self.safe.word(word)
 
     def _looked_up(self, text: str, index: _Index) -> list[tuple[int, int, str]]:
         """Known values found word by word (more values than one pattern holds): each distinct word once."""

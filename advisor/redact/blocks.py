@@ -28,7 +28,8 @@ _CAT = re.compile(
 )
 _SECRET_FILE = re.compile(
     r"(?i)(?:^|[/\\._-])(?:master\.key|[\w-]{0,40}\.key|token|tokens|secret|secrets|password|passwd|credentials?"
-    r"|api[_-]?key|apikey|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|htpasswd|\.git-credentials|auth)(?:$|[._-])"
+    r"|api[_-]?key|apikey|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|htpasswd|\.git-credentials|auth|pass|passphrase"
+    r"|pwd|pw|psk)(?:$|[._-])"
 )
 _OUTPUT_TOKEN = re.compile(r"[ \t]{0,8}[^\s$#>]{8,4096}[ \t]{0,8}")
 _PUTTY = re.compile(r"Private-Lines:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", re.M)

@@ -325,6 +325,7 @@ def _digest_or_scheme(m: re.Match[str]) -> bool:
 # owner/repo@v4, pkg@1.2.3, image@latest: a version or a ref (three numbers at most: 10.44.0.31 is an address)
 _REF = re.compile(
     r"v[0-9][\w.-]{0,40}|[0-9]{1,6}(?:\.[0-9]{1,6}){0,2}(?:[-+][\w.]{1,30})?|main|master|latest|stable|head"
+    r"|[0-9a-f]{7,64}"  # actions/checkout@11bd7190...: a commit
 )
 
 

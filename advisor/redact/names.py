@@ -52,8 +52,8 @@ def _judge(name: str) -> Strength | None:
                 best = level
     if best is None:
         return None
-    if any(w in names.neutral for w in found):
-        return None
+    if any(w in names.neutral for w in found) and not (best == "strong" and found[-1] in credential_words):
+        return None  # max_tokens, password_file; but UV_INDEX_PRIVATE_PASSWORD ends in what it is
     if public(found) and not any(w in names.strong and not w.endswith("key") for w in credential_words):
         return None  # publishableKey, recaptchaSiteKey, algoliaSearchOnlyKey: public by design
     for word in credential_words:

@@ -43,8 +43,18 @@ DIGEST_RESPONSE = re.compile(r"(?i)\bresponse=\"?([0-9a-f]{16,128})")
 # a password hash in crypt(3) form ($1$, $2b$, $5$, $6$, $y$ yescrypt, $argon2id$, $scrypt$): /etc/shadow,
 # htpasswd, a database's user table; offline it gives the password, so it is hidden like one
 CRYPT = re.compile(
-    r"(?<![\w$])(\$(?:1|2[abxy]?|5|6|7|y|gy|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$[^\s:\"']{8,512})"
+    r"(?<![\w$])(\$(?:1|2[abxy]?|5|6|7|y|gy|apr1|P|H|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?)\$[^\s:\"']{8,512})"
 )
+# Django's and Werkzeug's password hashes: algorithm$iterations$salt$hash (auth_user.password)
+FRAMEWORK_HASH = re.compile(
+    r"(?<![\w$])((?:pbkdf2_sha(?:1|256)|bcrypt_sha256|argon2|scrypt|pbkdf2:sha(?:1|256|512)(?::\d{1,7})?)"
+    r"\$[^\s:\"']{16,512})"
+)
+# a Solana keypair file: a JSON array of the 64 bytes of an ed25519 secret and public key
+BYTE_ARRAY_KEY = re.compile(r"(\[[ \t]{0,2}(?:\d{1,3}[ \t]{0,2},[ \t]{0,2}){63}\d{1,3}[ \t]{0,2}\])")
+# user:password with a strong password (capitals, small letters, digits, a symbol), wherever it stands:
+# BUNDLE_GEMS__HOST=user:pass, --user root:pass
+BASIC_PAIR = re.compile(r"(?<![\w:/@])[\w.@-]{1,64}:([^\s:@/\"',;]{8,128})(?![\w@/:])")
 # MySQL's mysql_native_password hash: '*' and 40 hexadecimal capitals (mysql.user's authentication_string)
 MYSQL_HASH = re.compile(r"(?<![\w*])(\*[0-9A-F]{40})(?![\w])")
 # Redis: ACL SETUSER name on >password ~keys +@cmds
@@ -89,8 +99,8 @@ USERINFO = re.compile(r"[A-Za-z](?<![\w+.-][A-Za-z])[\w+.-]{1,20}://([^\s:/@\"'<
 RUN = re.compile(r"[A-Za-z0-9_+/.~$-](?<![A-Za-z0-9_+/.~$-][A-Za-z0-9_+/.~$-])[A-Za-z0-9_+/.~$-]{11,4095}={0,2}")
 # "the password is X", "Passwort lautet X", "token: X" in prose; the value is judged by password_like
 PROSE = re.compile(
-    r"(?i)(?<![\w-])(passwor[dt]s?|kennwort|passphrase|pw|pwd|token|api[ -]?key|api-schlüssel|secret|key|schlüssel"
-    r"|zugangsdaten|credentials?|identified by)"
+    r"(?i)(?<![\w])(passwor[dt]s?|kennwort|passphrase|pw|pwd|token|api[ -]?key|api-schlüssel|secret|key|schlüssel"
+    r"|zugangsdaten|credentials?|identified by)[)\]]?"
     r"((?:[ \t]{1,4}(?:is|was|ist|lautet|war|wäre|heißt|è|é|est|now|set|to|still|noch"
     r"|immer|here|hier|it's|=|->|→)){0,3})[ \t]{0,4}[:=]?[ \t]{1,4}"
     r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
@@ -98,7 +108,10 @@ PROSE = re.compile(
 )
 # a netrc's "password SECRET" on a line of its own
 NETRC = re.compile(r"(?m)^[ \t]{0,32}(?:password|passwd|account)[ \t]{1,8}([^\s]{1,512})[ \t]{0,8}$")
-_ADDRESS = re.compile(r"[(\[]?(?:https?://)?[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}(?:/[^\s]{0,256})?")  # docs.x.com/y
+# docs.x.com/y: an address ends in a top-level domain of letters (Mistral.661pine_EFQS does not)
+_ADDRESS = re.compile(
+    r"[(\[]?(?:https?://)?[\w-]{1,63}(?:\.[\w-]{1,63}){0,7}\.[A-Za-z]{2,24}(?::\d{1,5})?(?:/[^\s]{0,256})?"
+)
 _SINGLE_DASH = re.compile(r"[a-z][a-z_.-]{1,63}")  # -password, -storepass: a name, not a letter and a value
 # a quoted string or a short option's value shaped like a strong password: capitals, small letters, digits
 # and a symbol, no path, no URL ('Ld4pBind!Orion#552', -w 'Htp@ssw0rd-Maple93')
@@ -149,6 +162,39 @@ def _escaped_json(text: str, safe: SafeNames) -> Iterator[Span]:
             yield m.span(2)
 
 
+# a typed declaration in code: const KEY: &str = "...", val token: String = "...", let key: string = '...'
+TYPED_ASSIGNMENT = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w{0,127})[ \t]{0,4}:[ \t]{0,4}&?(?:'static[ \t]{1,4})?[A-Za-z_][\w.]{0,40}"
+    r"(?:<[\w, ]{0,40}>)?\??[ \t]{0,4}=[ \t]{0,4}([\"'])([^\"'\n]{3,4096})\2"
+)
+
+
+def _typed(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in TYPED_ASSIGNMENT.finditer(text):
+        level = strength(m.group(1))
+        if level is not None and hidden(m.group(3), level, safe):
+            yield m.span(3)
+
+
+# NAME = \"value\" inside a JSON string (a notebook's source line, a logged command)
+ESCAPED_BARE = re.compile(
+    r'(?<![\w.-])([A-Za-z_][\w.-]{0,127})[ \t]{0,8}=[ \t]{0,8}\\"((?:[^"\\\n]|\\[^"\n]){1,4096})\\"'
+)
+
+
+def _escaped_bare(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in ESCAPED_BARE.finditer(text):
+        level = strength(m.group(1))
+        if level is not None and hidden(m.group(2), level, safe):
+            yield m.span(2)
+
+
+def _basic_pairs(text: str) -> Iterator[Span]:
+    for m in BASIC_PAIR.finditer(text):
+        if strong_password(m.group(1)):
+            yield m.span(1)
+
+
 def _xml_elements(text: str, safe: SafeNames) -> Iterator[Span]:
     for m in XML_ELEMENT.finditer(text):
         level = strength(m.group(1).rsplit(":", 1)[-1])
@@ -165,11 +211,14 @@ def _list_values(text: str, safe: SafeNames) -> Iterator[Span]:
                     yield a, b
 
 
-def _spans_of(pattern: re.Pattern[str]) -> Callable[[str, SafeNames], Iterator[Span]]:
-    """Every match's first group: a structure that is secret whatever names it."""
+def _spans_of(pattern: re.Pattern[str], placeholder: bool = False) -> Callable[[str, SafeNames], Iterator[Span]]:
+    """Every match's first group: a structure that is secret whatever names it (with `placeholder`, not one
+    that shows where the secret goes: $6$rounds=5000$placeholder$<hash-from-vault>)."""
 
     def found(text: str, _safe: SafeNames) -> Iterator[Span]:
         for m in pattern.finditer(text):
+            if placeholder and ("<" in m.group(1) or "placeholder" in m.group(1).lower()):
+                continue
             yield m.span(1)
 
     return found
@@ -204,10 +253,16 @@ _NESTED: tuple[tuple[Callable[[str], bool], Callable[[str, SafeNames], Iterator[
     (lambda t: '\\"' in t, _escaped_json),
     (lambda t: "</" in t, _xml_elements),
     (lambda t: ":\n" in t, _list_values),
-    (lambda t: "$" in t, _spans_of(CRYPT)),
+    (lambda t: "$" in t, _spans_of(CRYPT, placeholder=True)),
     (lambda t: "SETUSER" in t or "setuser" in t, _spans_of(REDIS_ACL)),
     (lambda t: "*" in t, _spans_of(MYSQL_HASH)),
+    (lambda t: "$" in t, _spans_of(FRAMEWORK_HASH)),
+    (lambda t: "[" in t, _spans_of(BYTE_ARRAY_KEY)),
+    (lambda t: ":" in t, lambda t, _safe: _basic_pairs(t)),
+    (lambda t: '\\"' in t, _escaped_bare),
+    (lambda t: ":" in t and "=" in t, _typed),
     (lambda t: "(" in t, lambda t, safe: _calls(t, safe)),
+    (lambda t: "(" in t and "," in t, lambda t, safe: _named_arguments(t, safe)),
     (lambda t: True, _config_lines),
     (lambda t: "@" in t and ":" in t, _login_secrets),
     (lambda t: t.count(":") >= 4, _pgpass),
@@ -224,19 +279,21 @@ def _unquote(value: str, start: int) -> tuple[str, int]:
 def hidden(value: str, level: str, safe: SafeNames) -> bool:
     """Whether a value under a credential name of `level` is a secret to hide."""
     v = value.strip()
-    if len(v) < 3 or reference(v) or path(v) or v.lower() in _not_values():
-        return False
+    if len(v) < 3 or slot(v) or v.lower() in _not_values() or _SPEC.fullmatch(v):
+        return False  # _SPEC: --secret id=hf_token,env=HF_TOKEN names where a secret comes from
     if v.lower() in safe.names or public_token(v):
         return False
     if level == "strong":
         return True
     if _plain_url(v):
         return False  # doctrine://default?auto_setup=0: a connection string without user-info or password
-    if digest(v):
-        return False
     if level == "medium":
-        return not number(v)
-    return secret_looking(v)
+        # CLOUDSMITH_API_KEY=<40 hex>: under a credential's name hex is the key, unless it says it is a digest
+        return not number(v) and not digest(v)
+    return not digest(v) and secret_looking(v)
+
+
+_SPEC = re.compile(r"[a-z][\w-]{0,31}=[^,=\s]{1,256}(?:,[a-z][\w-]{0,31}=[^,=\s]{1,256}){0,16}")
 
 
 def not_values() -> frozenset[str]:
@@ -318,7 +375,7 @@ def _assignments_of(
             continue
         raw, start = _unquote(m.group(value_group), m.start(value_group))
         if low in pair_values and m.start() <= pending:
-            if not reference(raw) and len(raw) >= 3:
+            if not reference(raw) and not path(raw) and len(raw) >= 3:
                 yield start, start + len(raw)
             pending = -1
             continue
@@ -337,12 +394,12 @@ def _quantity_before(text: str, start: int) -> bool:
     before = text[max(0, start - 24) : start]
     before = before[before.rfind("\n") + 1 :].rstrip(" \t\"'")
     word = before.rsplit(" ", 1)[-1].lower() if before else ""
-    return bool(word) and word in _neutral()
+    return bool(word) and word in _quantities()
 
 
 @lru_cache(maxsize=1)
-def _neutral() -> frozenset[str]:
-    return frozenset(vocabulary().names.neutral)
+def _quantities() -> frozenset[str]:
+    return frozenset(vocabulary().names.quantities)
 
 
 def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe: SafeNames) -> Iterator[Span]:
@@ -446,7 +503,7 @@ def _flags(text: str, safe: SafeNames) -> Iterator[Span]:
 def _schemes(text: str) -> Iterator[Span]:
     for m in SCHEME.finditer(text):
         value = m.group(1).rstrip(_TRAILING)
-        if any(c.isdigit() or c in "+/=._~-" for c in value) and not reference(value):
+        if any(c.isdigit() or c in "+/=._~-" for c in value) and not slot(value):
             yield m.start(1), m.start(1) + len(value)
 
 
@@ -470,21 +527,41 @@ def _other_prose() -> re.Pattern[str]:
     attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
     return re.compile(
         rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached})?"
-        rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,4}}?[ \t]{{1,4}}(?:{links})(?![\w]))?)"
+        rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,6}}?[ \t]{{1,4}}(?:{links})(?![\w]))?)"
         r"[ \t]{0,4}[:=：]?[ \t]{0,4}"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
         r"|「[^」\n]{1,256}」|[^\s\"'`„»«「，。、；：！？）]{4,256})"
     )
 
 
+def slot(value: str) -> bool:
+    """Where a secret is or goes, not the secret: a reference, a path, a store's path of lower-case words
+    (secret/gpu/ngc), a template's slot ($6$rounds=5000$placeholder$<hash-from-vault>, <salt>)."""
+    return (
+        reference(value)
+        or path(value)
+        or _SLASHED_WORDS.fullmatch(value) is not None
+        or _TEMPLATE_SLOT.search(value) is not None
+        or "placeholder" in value.lower()
+    )
+
+
+_TEMPLATE_SLOT = re.compile(r"<[a-z][\w-]{1,40}>")
+_SLASHED_WORDS = re.compile(r"[a-z0-9_-]{1,64}(?:/[a-z0-9_.-]{1,64}){1,16}/?")
+# a word right before the name that makes what follows a digest of the secret: "Key Hash (Token) = 0f11..."
+_DIGEST_BEFORE = re.compile(r"(?i)(?:hash|digest|checksum|fingerprint|sha256|sha1|md5)[ \t(]{1,4}$")
+
+
 def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
     judged: dict[tuple[str, bool], bool] = {}
     for m in _prose_matches(text):
         value, start = m.group(3), m.start(3)
+        if _DIGEST_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+            continue
         if value[0] in "\"'`„»«「":
             inner = value[1:-1]
             sure = m.group(1).lower().startswith(_PROSE_STRONG)
-            if len(inner) >= 4 and not reference(inner) and inner.lower() not in _not_values():
+            if len(inner) >= 4 and not slot(inner) and inner.lower() not in _not_values():
                 if sure or password_like(inner):
                     yield start + 1, start + 1 + len(inner)
             continue
@@ -500,10 +577,22 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
 
 def _prose_matches(text: str) -> Iterator[re.Match[str]]:
     """PROSE's matches, then those of the other languages' words where the text is not all ASCII or holds one."""
-    yield from PROSE.finditer(text)
+    yield from _chained(PROSE, text)
     lowered = text.lower()
     if not text.isascii() or any(w in lowered for w in _ascii_prose_names()):
-        yield from _other_prose().finditer(text)
+        yield from _chained(_other_prose(), text)
+
+
+def _chained(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """A prose pattern's matches, each next one searched from the value of the one before: in "the key
+    secret is X" the value "secret" of "key" starts the match that finds X (each start moves forward)."""
+    at = 0
+    while at < len(text):
+        m = pattern.search(text, at)
+        if m is None:
+            return
+        yield m
+        at = max(m.start(3), m.start() + 1)
 
 
 @lru_cache(maxsize=1)
@@ -516,6 +605,8 @@ def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool
     linking word ("is", "lautet", ":"), a secret-looking one directly after the name."""
     if reference(value) or safe.word(value) or value.lower() in _not_values() or _ADDRESS.fullmatch(value):
         return False
+    if slot(value):
+        return False  # vault kv get -field=token secret/gpu/ngc: a path in a store, not the token
     if not linked:
         return secret_looking(value)
     plain_word = sure and len(value) >= 6 and value.lower() not in _prose_words()  # "the password is sunshine"
@@ -600,7 +691,7 @@ def _public_blocks(text: str) -> list[Span]:
 
 
 # the name right before a value on its line: NAME = , NAME: , "NAME": " (for _named_public)
-NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]{0,63})[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?$")
+NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]{0,63})\\?[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\?[\"']?$")
 _PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "id", "ids", "uuid", "guid"})
 
 
@@ -620,7 +711,11 @@ def _named_public(text: str, start: int) -> bool:
     found = words(name)
     if not found or strength(name) is not None:
         return False
-    return public(found) or found[-1] in _PUBLIC_WORDS
+    return public(found) or found[-1] in _PUBLIC_WORDS or found[-1] in _DESCRIBING
+
+
+# the last word of a name whose value says what something is, not a secret (algorithm: PBEWITHHMACSHA512...)
+_DESCRIBING = frozenset({"algorithm", "alg", "type", "kind", "mode", "format", "scheme", "method", "cipher", "domain"})
 
 
 # the name a line ends in: `DbPassword:`, `variable "db_password" {`, `[section]`
@@ -653,7 +748,11 @@ def _labelled_public(text: str, start: int) -> bool:
     """A value alone on its line under a line that calls it a public key (minisign's `untrusted comment:
     minisign public key ...`)."""
     line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip() or line_start == 0:
+    before = text[max(line_start, start - 200) : start].lower()
+    if before.strip():  # "# pubkey of the above, used in the deposit UI: 3jXS..."
+        public = any(w in before for w in ("public key", "pubkey"))
+        return public and not any(w in before for w in ("secret", "private"))
+    if line_start == 0:
         return False
     above = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1][-200:].lower()
     return "public key" in above and not any(w in above for w in ("secret", "private"))
@@ -688,10 +787,30 @@ PUBLIC_KEY_TYPE = re.compile(
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,4096}={0,2}|[A-Za-z0-9_-]{16,4096}={0,2}")
 
 
+# the first bytes of files that are inlined as base64 and hold no secret: PNG, JPEG, GIF, PDF, WebP, ICO
+_FILE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"%PDF-", b"RIFF", b"\x00\x00\x01\x00")
+
+
+def _file_head(body: str) -> bool:
+    """Whether base64 starts with the bytes of a file kind that holds no secret (its first 16 characters)."""
+    import base64
+    import binascii
+
+    try:
+        head = base64.b64decode(body[:16], altchars=b"-_" if "-" in body[:16] or "_" in body[:16] else None)
+    except (binascii.Error, ValueError):
+        return False
+    return head.startswith(_FILE_MAGIC)
+
+
 def _harmless_base64(body: str, safe: SafeNames) -> bool:
     """Base64 that decodes to readable text holding no secret of its own (a JSON request body, a config):
     it is judged by what it says, as the decoded text would be."""
-    if len(body) % 4 not in (0, 2, 3) or not _BASE64.fullmatch(body):
+    if not _BASE64.fullmatch(body):
+        return False
+    if _file_head(body):
+        return True  # an image or a document inlined as base64 (iVBORw0KGgo...: a PNG)
+    if len(body) % 4 not in (0, 2, 3):
         return False
     import base64
     import binascii
@@ -783,11 +902,16 @@ def _prefixes() -> dict[str, tuple[Prefix, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+_INSTRUCTIONS = frozenset({"ENV", "ARG"})
+
+
 def _commands(text: str) -> Iterator[Span]:
     """The secrets given to commands' options (sshpass -p X, mysql -pX, docker login -p X, wandb login X)."""
     pattern, table = _command_pattern()
     found = list(pattern.finditer(text))
     for i, m in enumerate(found):
+        if m.group(1) in _INSTRUCTIONS and text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip():
+            continue  # ENV and ARG are a Dockerfile's instructions only at a line's start
         limit = min(m.end() + 2048, found[i + 1].start() if i + 1 < len(found) else len(text))
         stop = _SEPARATOR.search(text, m.end(), limit)
         for command in table[m.group(1)]:
@@ -830,7 +954,7 @@ def _argument(command: Command, at: int, token: str, following: tuple[int, str] 
     if attached:
         return _value_span(at + len(attached), token[len(attached) :])
     if command.assign and following and not token.startswith("-") and strength(token) in ("strong", "medium"):
-        return _value_span(*following)
+        return None if slot(following[1].strip("\"';")) else _value_span(*following)
     return None
 
 
@@ -847,6 +971,23 @@ def _command_pattern() -> tuple[re.Pattern[str], dict[str, tuple[Command, ...]]]
         table[c.command] = (*table.get(c.command, ()), c)
     names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
     return re.compile(r"(?<![\w./-])(" + names + r")(?![\w.-])"), table
+
+
+# a call whose first argument names a setting and whose second is its literal default or value:
+# os.environ.get("HF_TOKEN", "hf_..."), envOr("MP_ACCESS_TOKEN", "APP_USR-..."), headers.set("X-Api-Key", "...")
+NAMED_ARGUMENT = re.compile(
+    r"\([ \t]{0,8}([\"'])([A-Za-z_][\w.-]{0,127})\1[ \t]{0,8},[ \t]{0,8}([\"'])([^\"'\n]{3,4096})\3[ \t]{0,8}[,)]"
+)
+
+
+def _named_arguments(text: str, safe: SafeNames) -> Iterator[Span]:
+    for m in NAMED_ARGUMENT.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text.rfind("{{", line_start, m.start()) > text.rfind("}}", line_start, m.start()):
+            continue  # {{ lookup('community.hashi_vault', 'secret=kv/...') }}: a template's reference
+        level = strength(m.group(2))
+        if level is not None and hidden(m.group(4), level, safe):
+            yield m.span(4)
 
 
 def _calls(text: str, _safe: SafeNames) -> Iterator[Span]:

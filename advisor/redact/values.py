@@ -14,8 +14,9 @@ import re
 from collections import Counter
 
 _REFERENCE = re.compile(
-    r"\$\{?[A-Za-z_][\w.]{0,128}\}?$|\$\(|\$\{\{|%[A-Za-z_][\w]{0,128}%$|\{\{|<[^<>\n]{0,200}>$|\[[A-Za-z _-]{0,40}\]$"
-    r"|(?:[*xX•.]){3,}$|…$|(?:secret|host|ip|mac|user|email|serial|uuid|gpu-uuid|guid)-\d{1,9}$"
+    r"\$\{?[A-Za-z_][\w.]{0,128}\}?;?$|\$\{[A-Za-z_][\w.]{0,128}:?[-=?+]|\$\{env:"
+    r"|\$\(|\$\{\{|%[A-Za-z_][\w]{0,128}%$|\{\{|<[^<>\n]{0,200}>$|\[[A-Za-z _-]{0,40}\]$"
+    r"|(?:[*xX•.]){3,}$|[\w.-]{0,24}?\*{3,}|[\w-]{0,16}?-x{4,}$|[\w-]{0,16}?\.{3}\w{0,8}$|…$|(?:secret|host|ip|mac|user|email|serial|uuid|gpu-uuid|guid)-\d{1,9}$"
     r"|(?:env|vault|op|secretsmanager|ssm|gcp-secret|azure-keyvault|file|keyring):"
     # HCL and code that read a secret from elsewhere: var.db_password, local.x, os.environ["X"], process.env.X
     r"|(?:var|local|data|module|each|self)\.[A-Za-z_][\w]{0,128}(?:\.[\w\[\]\"-]{1,128}){0,6}$"
@@ -40,9 +41,13 @@ def reference(value: str) -> bool:
     return _REFERENCE.match(value) is not None
 
 
+# a relative path of lower-case words that ends in a file's extension (edge/terraform.tfstate, certs/ca.pem)
+_RELATIVE = re.compile(r"[a-z0-9_-]{1,64}(?:/[a-z0-9_.-]{1,64}){1,16}\.[a-z]{1,10}")
+
+
 def path(value: str) -> bool:
     """A file's path (a key file, a token file): not the secret itself."""
-    return _PATH.match(value) is not None
+    return _PATH.match(value) is not None or _RELATIVE.fullmatch(value) is not None
 
 
 def digest(value: str) -> bool:

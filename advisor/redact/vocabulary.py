@@ -78,6 +78,9 @@ class Names(Record):
         default=(), doc="words that make a key public by design (publishable, site key); a phrase as its words"
     )
     public_members: tuple[str, ...] = key(default=(), doc="whole names that hold a public value (a JWK's x, y, n, e)")
+    quantities: tuple[str, ...] = key(
+        default=(), doc="words before a name that make it a quantity in prose (time per token: 35 ms)"
+    )
     plain_data: tuple[str, ...] = key(
         default=(), doc="last words of a Kubernetes Secret's key that hold who or where, not a secret (DB_HOST)"
     )
@@ -181,12 +184,19 @@ class SafeNames:
 
     def model_like(self, low: str) -> bool:
         """A model's name or repository by its shape: a family word, or a parameter count with letters."""
+        if _NOT_MODEL.search(low):
+            return False  # Mistral-311fern%pN, Llama#7b: symbols and digits run into words make a password
         parts = [p for p in re.split(r"[-_./: ]", low.rsplit("/", 1)[-1]) if p]
         if not parts:
             return False
         if any(_family(p) in self.families for p in parts[:2]):
             return True
         return any(_PARAMETERS.fullmatch(p) for p in parts) and any(p.isalpha() and len(p) > 2 for p in parts)
+
+
+# what no model name holds: a symbol outside its separators, or a number of two digits and more run into a
+# word that is no unit (661pine; 70b, 8x22b, 4bit and 2407 are a model's)
+_NOT_MODEL = re.compile(r"[^a-z0-9._/:@ +-]|(?<![a-z0-9])\d{2,12}(?!bit)[a-z]{3}")
 
 
 def _family(part: str) -> str:
