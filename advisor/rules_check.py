@@ -18,7 +18,7 @@ from typing import Any
 from advisor.core.engine import Engine
 from advisor.core.records import FigureTrace, Recommendation
 from advisor.errors import AdvisorError
-from advisor.kb.knowledge import Citation, Gpu, Knowledge, Measurement
+from advisor.kb.knowledge import Citation, FormulaSpec, Gpu, Knowledge, Measurement
 from advisor.kb.rules import Rule
 from advisor.redact.vocabulary import vocabulary
 from advisor.regex_safety import problems
@@ -244,6 +244,19 @@ def check_rule_cases(engine: Engine, rules: Iterable[Rule], report: Report) -> N
                     )
 
 
+_NOT_KNOWN = re.compile(r"\bnot[ \t]{1,4}known\([ \t]{0,4}([A-Za-z_]\w{0,63})[ \t]{0,4}\)")
+
+
+def check_unknown_as_zero(f: FormulaSpec, report: Report) -> None:
+    """A formula that applies where a fact is unknown and answers 0 in its place reads the unknown as zero:
+    the figure that needs the fact must be estimated from a cited proxy or left unknown."""
+    if f.when is None or str(f.expr).strip() not in ("0", "0.0"):
+        return
+    for name in _NOT_KNOWN.findall(f.when):
+        why = f"gives 0 where {name} is unknown: estimate it from a cited proxy or leave it unknown"
+        report.add(f"formula {f.id}", why)
+
+
 def check(engine: Engine, run_cases: bool = True) -> Report:
     """Walk every rule, formula, fact, source, GPU, model and conflict; return the problems found."""
     if engine.from_cache:  # the check reads and checks the files themselves, never the load cache
@@ -263,6 +276,7 @@ def check(engine: Engine, run_cases: bool = True) -> Report:
                 report.add(f"rule {rule.id}", f"names unknown conflict {cid!r}")
     for f in kb.formulas.values():
         check_citation(kb, f.cite, f"formula {f.id}", report)
+        check_unknown_as_zero(f, report)
     for q in kb.questions.values():
         where = f"question {q.id}"
         if (q.answer is None) == (q.conflict is None):

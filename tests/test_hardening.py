@@ -241,8 +241,11 @@ def test_a_huge_but_valid_request_gets_a_correct_answer(engine):
         )
     )
     assert rec.finding("users-exceed-capacity") is not None
+    # every layout is overloaded, so throughput decides: a layout holding more conversations lost only on a
+    # tie-break, its throughput within the 10 % tolerance of the chosen one's
     held = rec.figures["conversations"]
-    assert all(a.figures["conversations"] <= held * 1.05 for a in rec.alternatives if not a.rejected)
+    larger = [a for a in rec.alternatives if not a.rejected and a.figures["conversations"] > held * 1.05]
+    assert all(any("within 10 %" in w for w in a.why_not) for a in larger)
     assert rec.layout is not None and rec.layout.gpus <= 64 and rec.layout != Layout(1, 1, 64)
     assert rec.figures["conversations"] > 0
 

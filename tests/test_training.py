@@ -159,8 +159,9 @@ def test_two_rtx_pro_6000_8b_ddp_gradient_sync(cli):
     # seed 003's example: "two RTX PRO 6000 over PCIe, 8B, DDP: how long is the gradient sync?"
     code, out, _ = cli(*RTX_PRO_8B, "--sharding", "none")
     assert code == 0
-    # DDP's 16 bytes per parameter (119.7 GiB) do not fit one 96 GB card: one copy over both, no sync
-    assert "Recommendation: TP 2" in out
+    # DDP's 16 bytes per parameter (119.7 GiB) do not fit one 96 GB card: one copy over both, no sync;
+    # PP 2 (25.5 s a step) before TP 2 (29.4 s), whose activations cross PCIe at every layer
+    assert "Recommendation: PP 2" in out
     assert "Gradient sync per step 0 s" in flat(out)
     assert "optimizer = adamw" in out  # 8-bit Adam (10 bytes per parameter) would fit one card each
     # ZeRO-1 fits one card each: 16 GB of gradients, 2·(2-1)/2 × 16.06 GB over PCIe Gen5's 64 GB/s

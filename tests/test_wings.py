@@ -31,6 +31,7 @@ TOP_LEVEL = {
     "transcripts": "services",
     "rules_check": "services",
     "calibration": "services",
+    "fit": "services",
     "cli": "cli",
     "completion": "cli",
     "__main__": "cli",

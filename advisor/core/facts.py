@@ -129,6 +129,19 @@ def _unknown(value: Any) -> Any:
     return None if value == "unknown" else value
 
 
+def _per_engine(values: Any, engine: str) -> Any:
+    """A setting given per engine ({vllm: 0.057, sglang: 0.066}): the engine's value, None without one."""
+    return values.get(engine) if isinstance(values, dict) else None
+
+
+def _rate_origin(g: Gpu, path: str) -> tuple[str, str]:
+    """Where a card's dense rate comes from: the vendor's figure, or one derived from its figures by the
+    architecture's documented ratio (labelled derived)."""
+    if f"tensor_tflops_{path}" in g.derived:
+        return "derived", f"{g.name}: dense {path.upper()}, derived from the vendor's figures"
+    return "catalogue", f"{g.name}: dense {path.upper()}"
+
+
 def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str, Origin]]:
     """The scenario-wide facts before any formula runs, and where each came from."""
     env: dict[str, Any] = {}
@@ -228,6 +241,14 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
         "vllm_non_torch_gib",
     ):
         put(name, kb.settings.get(name), "default", "knowledge/settings.yaml")
+    engine = str(s.data.get("engine", "vllm"))
+    put(
+        "layer_overhead_ms",
+        _per_engine(kb.settings.get("layer_overhead_ms"), engine),
+        "default",
+        f"knowledge/settings.yaml: fitted for {engine} on InferenceX's measured rows (python -m advisor.fit)",
+        Citation("inferencex", "knowledge/fits/inferencex.csv, rows with at most 4 requests in flight"),
+    )
     put(
         "expert_load_cv",
         kb.settings.get("expert_load_cv"),
@@ -260,13 +281,7 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     put("mem_bw_gbs", g.memory_bandwidth_gbs, "catalogue", g.name, g.cite.get("memory_bandwidth_gbs"))
     path = prec.needs if prec.needs in ("fp8", "fp4") and getattr(g, prec.needs, False) else "bf16"
     field_name = f"tensor_tflops_{path}"
-    put(
-        "gpu_tflops",
-        getattr(g, field_name, None),
-        "catalogue",
-        f"{g.name}: dense {path.upper()}",
-        g.cite.get(field_name),
-    )
+    put("gpu_tflops", getattr(g, field_name, None), *_rate_origin(g, path), g.cite.get(field_name))
     put("gpu_arch", g.architecture, "catalogue", g.name)
     put("gpu_form_factor", g.form_factor, "catalogue", g.name)
     put("gpu_fp8", g.fp8, "catalogue", g.name, g.cite.get("fp8"))

@@ -31,7 +31,7 @@ class FigureTrace(Struct):
     fact: str
     value: Any
     unit: str | None
-    kind: str  # exact | estimate | upper-bound | input | default | catalogue | derived | layout
+    kind: str  # exact | estimate | upper-bound | lower-bound | input | default | catalogue | derived | layout
     formula_id: str | None = None
     formula: str | None = None
     numbers: Message | None = None

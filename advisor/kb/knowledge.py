@@ -115,6 +115,9 @@ class Gpu(Record):
     tensor_tflops_fp4: float | None = key(
         default=None, doc="dense (no sparsity) FP4 tensor-core rate, TFLOPS; None without an FP4 path or a figure"
     )
+    derived: tuple[str, ...] = key(
+        default=(), doc="figures not printed by the vendor but derived from its figures by a documented ratio"
+    )
     cite: Mapping[str, Citation] = key(factory=dict, doc="a citation for each figure, by key")
     notes: str = key(default="", doc="remarks shown in listings")
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
@@ -358,7 +361,7 @@ class FormulaSpec(Record):
     result: str = key(doc="the fact it computes")
     expr: str = key(accept=(str, int, float), doc="the expression, in the language of advisor.kb.expr")
     unit: str = key(accept=(str, int), doc="the result's unit")
-    kind: str = key(doc="exact | estimate | upper-bound")
+    kind: str = key(doc="exact | estimate | upper-bound | lower-bound")
     title: Text = key(doc="its title, in every language")
     assumptions: Text = key(doc="what it assumes, in every language")
     cite: Citation = key(doc="where it comes from")

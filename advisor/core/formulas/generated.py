@@ -12,7 +12,7 @@ from advisor.kb.expr import power as _power
 from typing import Any
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "79579de341a0949e"
+SOURCE_HASH = "ff7239345b4174d7"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -397,23 +397,6 @@ def w_embedding_params(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_vocab is not None)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def f_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
-    try:
-        return 0
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def w_embedding_params_unknown(env: Mapping[str, Any]) -> Any:
-    v_vocab = env.get("vocab")
-    if v_vocab is None:
-        return None
-    try:
-        return bool(not v_vocab is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1502,10 +1485,12 @@ def f_one_user_tpot(env: Mapping[str, Any]) -> Any:
     v_stage_tp_ms_one = env.get("stage_tp_ms_one")
     v_stage_ep_ms_one = env.get("stage_ep_ms_one")
     v_pp_handoff_ms_one = env.get("pp_handoff_ms_one")
-    if v_pp is None or v_stage_mem_ms_one is None or v_stage_tp_ms_one is None or v_stage_ep_ms_one is None or v_pp_handoff_ms_one is None:
+    v_n_layers = env.get("n_layers")
+    v_layer_overhead_ms = env.get("layer_overhead_ms")
+    if v_pp is None or v_stage_mem_ms_one is None or v_stage_tp_ms_one is None or v_stage_ep_ms_one is None or v_pp_handoff_ms_one is None or v_n_layers is None or v_layer_overhead_ms is None:
         return None
     try:
-        return v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one
+        return v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one + v_n_layers * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -1764,23 +1749,6 @@ def w_prefill_compute_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return bool(v_gpu_tflops is not None)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def f_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
-    try:
-        return 0
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def w_prefill_compute_unknown(env: Mapping[str, Any]) -> Any:
-    v_gpu_tflops = env.get("gpu_tflops")
-    if v_gpu_tflops is None:
-        return None
-    try:
-        return bool(not v_gpu_tflops is not None)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2186,23 +2154,6 @@ def w_stage_compute_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
-def f_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
-    try:
-        return 0
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def w_stage_compute_time_unknown(env: Mapping[str, Any]) -> Any:
-    v_gpu_tflops = env.get("gpu_tflops")
-    if v_gpu_tflops is None:
-        return None
-    try:
-        return bool(not v_gpu_tflops is not None)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
 def f_stage_memory_time(env: Mapping[str, Any]) -> Any:
     v_stage_weight_bytes = env.get("stage_weight_bytes")
     v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
@@ -2238,10 +2189,13 @@ def f_stage_step_time(env: Mapping[str, Any]) -> Any:
     v_stage_ep_ms = env.get("stage_ep_ms")
     v_expert_imbalance = env.get("expert_imbalance")
     v_stage_tp_ms = env.get("stage_tp_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_layer_overhead_ms = env.get("layer_overhead_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
         return None
     try:
-        return (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+        return (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2264,10 +2218,13 @@ def f_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
     v_tbo_gain_decode = env.get("tbo_gain_decode")
     v_expert_imbalance = env.get("expert_imbalance")
     v_stage_tp_ms = env.get("stage_tp_ms")
-    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+    v_n_layers = env.get("n_layers")
+    v_pp = env.get("pp")
+    v_layer_overhead_ms = env.get("layer_overhead_ms")
+    if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
         return None
     try:
-        return max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms
+        return max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2410,10 +2367,12 @@ def f_time_to_first_token(env: Mapping[str, Any]) -> Any:
     v_prefill_tp_ms = env.get("prefill_tp_ms")
     v_prefill_ep_ms = env.get("prefill_ep_ms")
     v_prefill_pp_ms = env.get("prefill_pp_ms")
-    if v_prefill_compute_ms is None or v_prefill_weights_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_prefill_pp_ms is None:
+    v_n_layers = env.get("n_layers")
+    v_layer_overhead_ms = env.get("layer_overhead_ms")
+    if v_prefill_compute_ms is None or v_prefill_weights_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_prefill_pp_ms is None or v_n_layers is None or v_layer_overhead_ms is None:
         return None
     try:
-        return max(v_prefill_compute_ms, v_prefill_weights_ms) + v_prefill_tp_ms + v_prefill_ep_ms + v_prefill_pp_ms
+        return max(v_prefill_compute_ms, v_prefill_weights_ms) + v_prefill_tp_ms + v_prefill_ep_ms + v_prefill_pp_ms + v_n_layers * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2883,6 +2842,37 @@ def f_weights_estimate(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def w_weights_estimate(env: Mapping[str, Any]) -> Any:
+    v_embed_params = env.get("embed_params")
+    if v_embed_params is None:
+        return None
+    try:
+        return bool(v_embed_params is not None)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def f_weights_estimate_no_vocab(env: Mapping[str, Any]) -> Any:
+    v_params = env.get("params")
+    v_w_bytes = env.get("w_bytes")
+    if v_params is None or v_w_bytes is None:
+        return None
+    try:
+        return v_params * v_w_bytes
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_weights_estimate_no_vocab(env: Mapping[str, Any]) -> Any:
+    v_embed_params = env.get("embed_params")
+    if v_embed_params is None:
+        return None
+    try:
+        return bool(not v_embed_params is not None)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_weights_from_params(env: Mapping[str, Any]) -> Any:
     v_weights_bytes_estimate = env.get("weights_bytes_estimate")
     if v_weights_bytes_estimate is None:
@@ -3000,7 +2990,6 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "decode-cycle": f_decode_cycle,
     "decode-upper-bound": f_decode_upper_bound,
     "embedding-params": f_embedding_params,
-    "embedding-params-unknown": f_embedding_params_unknown,
     "engine-batched-tokens-default-large": f_engine_batched_tokens_default_large,
     "engine-batched-tokens-default-small": f_engine_batched_tokens_default_small,
     "engine-batched-tokens-given": f_engine_batched_tokens_given,
@@ -3068,7 +3057,6 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "prefill-busy-time": f_prefill_busy_time,
     "prefill-busy-time-overlap": f_prefill_busy_time_overlap,
     "prefill-compute-time": f_prefill_compute_time,
-    "prefill-compute-unknown": f_prefill_compute_unknown,
     "prefill-ep-none": f_prefill_ep_none,
     "prefill-ep-time": f_prefill_ep_time,
     "prefill-pp-none": f_prefill_pp_none,
@@ -3089,7 +3077,6 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-alltoall-time": f_stage_alltoall_time,
     "stage-alltoall-time-one": f_stage_alltoall_time_one,
     "stage-compute-time": f_stage_compute_time,
-    "stage-compute-time-unknown": f_stage_compute_time_unknown,
     "stage-memory-time": f_stage_memory_time,
     "stage-memory-time-one": f_stage_memory_time_one,
     "stage-step-time": f_stage_step_time,
@@ -3122,6 +3109,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "users-shortfall": f_users_shortfall,
     "weights-checkpoint": f_weights_checkpoint,
     "weights-estimate": f_weights_estimate,
+    "weights-estimate-no-vocab": f_weights_estimate_no_vocab,
     "weights-from-params": f_weights_from_params,
     "weights-gib": f_weights_gib,
     "weights-per-gpu": f_weights_per_gpu,
@@ -3146,7 +3134,6 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "decode-batch-full": w_decode_batch_full,
     "decode-upper-bound": w_decode_upper_bound,
     "embedding-params": w_embedding_params,
-    "embedding-params-unknown": w_embedding_params_unknown,
     "engine-batched-tokens-default-large": w_engine_batched_tokens_default_large,
     "engine-batched-tokens-default-small": w_engine_batched_tokens_default_small,
     "engine-batched-tokens-given": w_engine_batched_tokens_given,
@@ -3205,7 +3192,6 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "prefill-busy-time": w_prefill_busy_time,
     "prefill-busy-time-overlap": w_prefill_busy_time_overlap,
     "prefill-compute-time": w_prefill_compute_time,
-    "prefill-compute-unknown": w_prefill_compute_unknown,
     "prefill-ep-none": w_prefill_ep_none,
     "prefill-ep-time": w_prefill_ep_time,
     "prefill-pp-none": w_prefill_pp_none,
@@ -3223,7 +3209,6 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-alltoall-time": w_stage_alltoall_time,
     "stage-alltoall-time-one": w_stage_alltoall_time_one,
     "stage-compute-time": w_stage_compute_time,
-    "stage-compute-time-unknown": w_stage_compute_time_unknown,
     "stage-step-time": w_stage_step_time,
     "stage-step-time-overlap": w_stage_step_time_overlap,
     "stage-weights-dense": w_stage_weights_dense,
@@ -3250,6 +3235,8 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "usable-memory": w_usable_memory,
     "usable-memory-estimated": w_usable_memory_estimated,
     "weights-checkpoint": w_weights_checkpoint,
+    "weights-estimate": w_weights_estimate,
+    "weights-estimate-no-vocab": w_weights_estimate_no_vocab,
     "weights-from-params": w_weights_from_params,
     "weights-per-gpu": w_weights_per_gpu,
     "weights-per-gpu-training": w_weights_per_gpu_training,
@@ -3279,7 +3266,6 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "decode-cycle": (('pp', 'pp_handoff_ms', 'stage_step_ms'), ()),
     "decode-upper-bound": (('active_weight_bytes', 'mem_bw_gbs', 'tp'), ('workload_kind',)),
     "embedding-params": (('hidden', 'tied_embeddings', 'vocab'), ('vocab',)),
-    "embedding-params-unknown": ((), ('vocab',)),
     "engine-batched-tokens-default-large": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_batched_tokens', 'workload_kind')),
     "engine-batched-tokens-default-small": ((), ('gpu_arch', 'gpu_mem_gib', 'max_num_batched_tokens', 'workload_kind')),
     "engine-batched-tokens-given": (('max_num_batched_tokens',), ('max_num_batched_tokens', 'workload_kind')),
@@ -3334,7 +3320,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "min-gpus-for-weights": (('usable_gib_per_gpu', 'weights_gib'), ()),
     "nvlink-speedup": (('nvlink_gbs', 'pcie_gbs'), ()),
     "one-user-speed": (('one_user_tpot_ms',), ()),
-    "one-user-tpot": (('pp', 'pp_handoff_ms_one', 'stage_ep_ms_one', 'stage_mem_ms_one', 'stage_tp_ms_one'), ('workload_kind',)),
+    "one-user-tpot": (('layer_overhead_ms', 'n_layers', 'pp', 'pp_handoff_ms_one', 'stage_ep_ms_one', 'stage_mem_ms_one', 'stage_tp_ms_one'), ('workload_kind',)),
     "optimizer-state-adamw": ((), ('optimizer',)),
     "optimizer-state-adamw-8bit": ((), ('optimizer',)),
     "optimizer-state-sgd": ((), ('optimizer',)),
@@ -3347,7 +3333,6 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "prefill-busy-time": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms'), ('ep_backend',)),
     "prefill-busy-time-overlap": (('pp', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_tp_ms', 'tbo_gain_prefill'), ('ep_backend',)),
     "prefill-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'prompt_tokens', 'tp'), ('gpu_tflops',)),
-    "prefill-compute-unknown": ((), ('gpu_tflops',)),
     "prefill-ep-none": ((), ('ep',)),
     "prefill-ep-time": (('ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'ep_wire_copies', 'hidden', 'moe_layers', 'prompt_tokens'), ('ep',)),
     "prefill-pp-none": ((), ('pp',)),
@@ -3368,17 +3353,16 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-alltoall-time": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'hidden', 'micro_batch', 'moe_layers', 'pp'), ('ep',)),
     "stage-alltoall-time-one": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'hidden', 'moe_layers', 'pp'), ('ep',)),
     "stage-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'kv_context_tokens', 'micro_batch', 'pp', 'tp'), ('gpu_tflops',)),
-    "stage-compute-time-unknown": ((), ('gpu_tflops',)),
     "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
-    "stage-step-time": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
-    "stage-step-time-overlap": (('expert_imbalance', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
+    "stage-step-time": (('expert_imbalance', 'layer_overhead_ms', 'n_layers', 'pp', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
+    "stage-step-time-overlap": (('expert_imbalance', 'layer_overhead_ms', 'n_layers', 'pp', 'stage_compute_ms', 'stage_ep_ms', 'stage_mem_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-moe": (('expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "throughput-estimate": (('decode_batch', 'decode_cycle_ms', 'output_tokens', 'prefill_busy_ms', 'replicas'), ('workload_kind',)),
-    "time-to-first-token": (('prefill_compute_ms', 'prefill_ep_ms', 'prefill_pp_ms', 'prefill_tp_ms', 'prefill_weights_ms'), ('workload_kind',)),
+    "time-to-first-token": (('layer_overhead_ms', 'n_layers', 'prefill_compute_ms', 'prefill_ep_ms', 'prefill_pp_ms', 'prefill_tp_ms', 'prefill_weights_ms'), ('workload_kind',)),
     "train-bubble-none": ((), ('pp', 'workload_kind')),
     "train-bubble-time": (('pp', 'train_compute_s', 'train_micro_batches'), ('pp', 'workload_kind')),
     "train-compute-time": (('active_params', 'compute_efficiency', 'gpu_tflops', 'pp', 'replicas', 'tp', 'train_tokens_per_step'), ('gpu_tflops', 'workload_kind')),
@@ -3400,7 +3384,8 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "usable-memory-estimated": (('gpu_mem_gib', 'memory_utilization'), ('gpu_mem_reported',)),
     "users-shortfall": (('conversations', 'users'), ()),
     "weights-checkpoint": (('checkpoint_bytes',), ('checkpoint_bytes', 'workload_kind')),
-    "weights-estimate": (('embed_params', 'params', 'w_bytes'), ()),
+    "weights-estimate": (('embed_params', 'params', 'w_bytes'), ('embed_params',)),
+    "weights-estimate-no-vocab": (('params', 'w_bytes'), ('embed_params',)),
     "weights-from-params": (('weights_bytes_estimate',), ('checkpoint_bytes', 'workload_kind')),
     "weights-gib": (('weights_bytes',), ()),
     "weights-per-gpu": (('expert_fraction', 'expert_shards', 'pp', 'tp', 'weights_bytes'), ('workload_kind',)),
@@ -3431,7 +3416,6 @@ TEMPLATES: dict[str, str] = {
     'decode-cycle': '{pp} × ({stage_step_ms} + {pp_handoff_ms})',
     'decode-upper-bound': '{mem_bw_gbs} × 10^9 × {tp} / {active_weight_bytes}',
     'embedding-params': '{vocab} × {hidden} × (2 - {tied_embeddings})',
-    'embedding-params-unknown': '0',
     'engine-batched-tokens-default-large': '8192',
     'engine-batched-tokens-default-small': '2048',
     'engine-batched-tokens-given': '{max_num_batched_tokens}',
@@ -3486,7 +3470,7 @@ TEMPLATES: dict[str, str] = {
     'min-gpus-for-weights': 'ceil({weights_gib} / {usable_gib_per_gpu})',
     'nvlink-speedup': '{nvlink_gbs} / {pcie_gbs}',
     'one-user-speed': '1000 / {one_user_tpot_ms}',
-    'one-user-tpot': '{pp} × ({stage_mem_ms_one} + {stage_tp_ms_one} + {stage_ep_ms_one}) + ({pp} - 1) × {pp_handoff_ms_one}',
+    'one-user-tpot': '{pp} × ({stage_mem_ms_one} + {stage_tp_ms_one} + {stage_ep_ms_one}) + ({pp} - 1) × {pp_handoff_ms_one} + {n_layers} × {layer_overhead_ms}',
     'optimizer-state-adamw': '4 + 4 + 4',
     'optimizer-state-adamw-8bit': '4 + 1 + 1',
     'optimizer-state-sgd': '4 + 4',
@@ -3499,7 +3483,6 @@ TEMPLATES: dict[str, str] = {
     'prefill-busy-time': '({prefill_compute_ms} + {prefill_tp_ms} + {prefill_ep_ms}) / {pp}',
     'prefill-busy-time-overlap': '(max(max({prefill_compute_ms}, {prefill_ep_ms}), ({prefill_compute_ms} + {prefill_ep_ms}) / (1 + {tbo_gain_prefill})) + {prefill_tp_ms}) / {pp}',
     'prefill-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {prompt_tokens} / 2) × {prompt_tokens} / {tp} / ({gpu_tflops} × {compute_efficiency} × 10^9)',
-    'prefill-compute-unknown': '0',
     'prefill-ep-none': '0',
     'prefill-ep-time': '2 × {moe_layers} × {ep_link_latency_us} / 1000 + {moe_layers} × {prompt_tokens} × {ep_wire_copies} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) / ({ep_link_gbs} × 10^6)',
     'prefill-pp-none': '0',
@@ -3520,17 +3503,16 @@ TEMPLATES: dict[str, str] = {
     'stage-alltoall-time': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {moe_layers} / {pp} × {micro_batch} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
     'stage-alltoall-time-one': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {moe_layers} / {pp} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
     'stage-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {kv_context_tokens}) × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops} × {compute_efficiency} × 10^9)',
-    'stage-compute-time-unknown': '0',
     'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
-    'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms}',
-    'stage-step-time-overlap': 'max(max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}), (max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) / (1 + {tbo_gain_decode})) × {expert_imbalance} + {stage_tp_ms}',
+    'stage-step-time': '(max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) × {expert_imbalance} + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
+    'stage-step-time-overlap': 'max(max(max({stage_mem_ms}, {stage_compute_ms}), {stage_ep_ms}), (max({stage_mem_ms}, {stage_compute_ms}) + {stage_ep_ms}) / (1 + {tbo_gain_decode})) × {expert_imbalance} + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-one-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × {experts_per_tok} / {n_experts}) / {pp}',
     'throughput-estimate': '{replicas} × {decode_batch} × {output_tokens} × 1000 / ({decode_batch} × {prefill_busy_ms} + {output_tokens} × {decode_cycle_ms})',
-    'time-to-first-token': 'max({prefill_compute_ms}, {prefill_weights_ms}) + {prefill_tp_ms} + {prefill_ep_ms} + {prefill_pp_ms}',
+    'time-to-first-token': 'max({prefill_compute_ms}, {prefill_weights_ms}) + {prefill_tp_ms} + {prefill_ep_ms} + {prefill_pp_ms} + {n_layers} × {layer_overhead_ms}',
     'train-bubble-none': '0',
     'train-bubble-time': '{train_compute_s} × ({pp} - 1) / {train_micro_batches}',
     'train-compute-time': '6 × {active_params} × {train_tokens_per_step} / ({replicas} × {tp} × {pp} × {gpu_tflops} × {compute_efficiency} × 10^12)',
@@ -3553,6 +3535,7 @@ TEMPLATES: dict[str, str] = {
     'users-shortfall': 'max({users} - {conversations}, 0)',
     'weights-checkpoint': '{checkpoint_bytes}',
     'weights-estimate': '({params} - {embed_params}) × {w_bytes} + {embed_params} × max({w_bytes}, 2)',
+    'weights-estimate-no-vocab': '{params} × {w_bytes}',
     'weights-from-params': '{weights_bytes_estimate}',
     'weights-gib': '{weights_bytes} / 2^30',
     'weights-per-gpu': '({weights_bytes} × (1 - {expert_fraction}) / ({tp} × {pp}) + {weights_bytes} × {expert_fraction} / ({expert_shards} × {pp})) / 2^30',
@@ -3579,7 +3562,6 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'decode-batch-full': ('not', ('known', ('name', 'users'))),
     'decode-upper-bound': ('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)),
     'embedding-params': ('known', ('name', 'vocab')),
-    'embedding-params-unknown': ('not', ('known', ('name', 'vocab'))),
     'engine-batched-tokens-default-large': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('not', ('known', ('name', 'max_num_batched_tokens'))), ('cmp', ('name', 'gpu_mem_gib'), ('GtE',), (('const', 70),)), ('cmp', ('name', 'gpu_arch'), ('NotEq',), (('const', 'ampere'),)))),
     'engine-batched-tokens-default-small': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('not', ('known', ('name', 'max_num_batched_tokens'))), ('not', ('and', (('cmp', ('name', 'gpu_mem_gib'), ('GtE',), (('const', 70),)), ('cmp', ('name', 'gpu_arch'), ('NotEq',), (('const', 'ampere'),))))))),
     'engine-batched-tokens-given': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('known', ('name', 'max_num_batched_tokens')))),
@@ -3638,7 +3620,6 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'prefill-busy-time': ('cmp', ('name', 'ep_backend'), ('NotEq',), (('const', 'deepep-tbo'),)),
     'prefill-busy-time-overlap': ('cmp', ('name', 'ep_backend'), ('Eq',), (('const', 'deepep-tbo'),)),
     'prefill-compute-time': ('known', ('name', 'gpu_tflops')),
-    'prefill-compute-unknown': ('not', ('known', ('name', 'gpu_tflops'))),
     'prefill-ep-none': ('cmp', ('name', 'ep'), ('Eq',), (('const', 1),)),
     'prefill-ep-time': ('cmp', ('name', 'ep'), ('Gt',), (('const', 1),)),
     'prefill-pp-none': ('cmp', ('name', 'pp'), ('Eq',), (('const', 1),)),
@@ -3656,7 +3637,6 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'stage-alltoall-time': ('cmp', ('name', 'ep'), ('Gt',), (('const', 1),)),
     'stage-alltoall-time-one': ('cmp', ('name', 'ep'), ('Gt',), (('const', 1),)),
     'stage-compute-time': ('known', ('name', 'gpu_tflops')),
-    'stage-compute-time-unknown': ('not', ('known', ('name', 'gpu_tflops'))),
     'stage-step-time': ('or', (('cmp', ('name', 'ep_backend'), ('NotEq',), (('const', 'deepep-tbo'),)), ('cmp', ('name', 'micro_batch'), ('Lt',), (('const', 128),)))),
     'stage-step-time-overlap': ('and', (('cmp', ('name', 'ep_backend'), ('Eq',), (('const', 'deepep-tbo'),)), ('cmp', ('name', 'micro_batch'), ('GtE',), (('const', 128),)))),
     'stage-weights-dense': ('cmp', ('name', 'model_kind'), ('NotEq',), (('const', 'moe'),)),
@@ -3683,6 +3663,8 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'usable-memory': ('name', 'gpu_mem_reported'),
     'usable-memory-estimated': ('not', ('name', 'gpu_mem_reported')),
     'weights-checkpoint': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('cmp', ('name', 'checkpoint_bytes'), ('Gt',), (('const', 0),)))),
+    'weights-estimate': ('known', ('name', 'embed_params')),
+    'weights-estimate-no-vocab': ('not', ('known', ('name', 'embed_params'))),
     'weights-from-params': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('not', ('cmp', ('name', 'checkpoint_bytes'), ('Gt',), (('const', 0),))))),
     'weights-per-gpu': ('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)),
     'weights-per-gpu-training': ('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'training'),)),

@@ -16,7 +16,7 @@ from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "79579de341a0949e"
+SOURCE_HASH = "ff7239345b4174d7"
 LAYOUT_IDS = (
     'expert-shards',
     'independent-copies',
@@ -250,6 +250,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
     v_expert_load_cv = get('expert_load_cv')
     v_expert_imbalance = get('expert_imbalance')
     v_eplb_imbalance = get('eplb_imbalance')
+    v_layer_overhead_ms = get('layer_overhead_ms')
     v_stage_step_ms = get('stage_step_ms')
     v_tbo_gain_decode = get('tbo_gain_decode')
     v_decode_cycle_ms = get('decode_cycle_ms')
@@ -2013,11 +2014,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time'].evaluate(env) is True
         if h:
-            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms
+                    v_stage_step_ms = (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
@@ -2035,11 +2036,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time-overlap'].evaluate(env) is True
         if h:
-            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None:
+            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms
+                    v_stage_step_ms = max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
@@ -2069,11 +2070,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['one-user-tpot'].evaluate(env) is True
         if h:
-            if v_pp is None or v_stage_mem_ms_one is None or v_stage_tp_ms_one is None or v_stage_ep_ms_one is None or v_pp_handoff_ms_one is None:
+            if v_pp is None or v_stage_mem_ms_one is None or v_stage_tp_ms_one is None or v_stage_ep_ms_one is None or v_pp_handoff_ms_one is None or v_n_layers is None or v_layer_overhead_ms is None:
                 v_one_user_tpot_ms = None
             else:
                 try:
-                    v_one_user_tpot_ms = v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one
+                    v_one_user_tpot_ms = v_pp * (v_stage_mem_ms_one + v_stage_tp_ms_one + v_stage_ep_ms_one) + (v_pp - 1) * v_pp_handoff_ms_one + v_n_layers * v_layer_overhead_ms
                 except _ERRORS:
                     v_one_user_tpot_ms = None
                 if v_one_user_tpot_ms.__class__ is float and (v_one_user_tpot_ms != v_one_user_tpot_ms or v_one_user_tpot_ms in _INFINITE):
@@ -2269,11 +2270,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['time-to-first-token'].evaluate(env) is True
         if h:
-            if v_prefill_compute_ms is None or v_prefill_weights_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_prefill_pp_ms is None:
+            if v_prefill_compute_ms is None or v_prefill_weights_ms is None or v_prefill_tp_ms is None or v_prefill_ep_ms is None or v_prefill_pp_ms is None or v_n_layers is None or v_layer_overhead_ms is None:
                 v_ttft_ms = None
             else:
                 try:
-                    v_ttft_ms = max(v_prefill_compute_ms, v_prefill_weights_ms) + v_prefill_tp_ms + v_prefill_ep_ms + v_prefill_pp_ms
+                    v_ttft_ms = max(v_prefill_compute_ms, v_prefill_weights_ms) + v_prefill_tp_ms + v_prefill_ep_ms + v_prefill_pp_ms + v_n_layers * v_layer_overhead_ms
                 except _ERRORS:
                     v_ttft_ms = None
                 if v_ttft_ms.__class__ is float and (v_ttft_ms != v_ttft_ms or v_ttft_ms in _INFINITE):
