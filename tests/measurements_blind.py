@@ -1,0 +1,133 @@
+"""The held-out measurements of issue #24 (tests/data/measurements-blind-*/measurements.yaml), each complete
+row evaluated as the scenario it states at its layout; `python -m tests.measurements_blind [dir]` prints how
+many speeds and throughputs lie within ±25 % and each row's ratio. The names in the rows are the publishers'
+own; NAMES maps them to the catalogue (a row whose names it lacks is reported, not guessed)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.core.engine import Engine
+from advisor.core.layouts import Layout
+from advisor.inputs.scenario import build
+
+DATA = Path(__file__).resolve().parent / "data"
+GPUS = {
+    "A100 SXM4 40GB (form factor not stated; Lambda instance)": "a100-sxm4-40gb",
+    "A100 SXM4 80GB": "a100-sxm4-80gb",
+    "A40": "a40",
+    "B200": "b200",
+    "DGX Spark (GB10)": "gb10-dgx-spark",
+    "H100": "h100-sxm",
+    "H100 SXM": "h100-sxm",
+    "H200": "h200-sxm",
+    "H200 SXM": "h200-sxm",
+}
+MODELS = {
+    "DeepSeek R1": "deepseek-r1",
+    "DeepSeek R1 (R1-0528)": "deepseek-r1",
+    "Llama 3.1 8B": "llama-3.1-8b",
+    "Qwen3 235B-A22B (Instruct-2507)": "qwen3-235b-a22b",
+    "Qwen3 30B-A3B (Qwen3-Coder-30B-A3B-Instruct)": "qwen3-30b-a3b",
+    "Qwen3 32B": "qwen3-32b",
+    "Qwen3 8B": "qwen3-8b",
+    "gpt-oss 120b": "gpt-oss-120b",
+    "gpt-oss 20b": "gpt-oss-20b",
+}
+PRECISIONS = ("nvfp4", "mxfp4", "int8", "fp8", "fp16", "bf16")  # the first named in the row's text
+
+
+@dataclass(frozen=True)
+class Result:
+    """One complete row beside the advisor's estimate of its metric."""
+
+    row: dict[str, Any]
+    estimate: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        return None if not self.estimate else self.estimate / float(self.row["value"])
+
+    @property
+    def inside(self) -> bool:
+        band = 1.35 if self.row["metric"] == "ttft_ms" else 1.25
+        return self.ratio is not None and 1 / band <= self.ratio <= band
+
+
+def scenario(row: dict[str, Any]) -> tuple[dict[str, Any], Layout]:
+    """The scenario a row states, and its layout (data-parallel attention ranks as copies sharing EP)."""
+    lay = {k: int(v) for k, v in (row.get("layout") or {}).items() if v}
+    tp, pp, ep, dp, reps = (lay.get(k, 1) for k in ("tp", "pp", "ep", "dp", "replicas"))
+    layout = Layout(reps * dp, 1, pp, ep if ep > 1 else tp) if dp > 1 else Layout(reps, tp, pp, ep)
+    workload: dict[str, Any] = {"concurrent_conversations": int(row.get("concurrency") or 1)}
+    if row.get("input_tokens"):
+        workload["prompt_tokens"] = int(row["input_tokens"])
+    if row.get("output_tokens"):
+        workload["output_tokens"] = int(row["output_tokens"])
+    if row.get("input_tokens") and row.get("output_tokens"):
+        workload["context_tokens"] = int(row["input_tokens"]) + int(row["output_tokens"])
+    nodes = int(row.get("nodes") or 1)
+    raw: dict[str, Any] = {
+        "model": MODELS[row["model"]],
+        "precision": next(p for p in PRECISIONS if p in str(row["precision"])),
+        "engine": "sglang" if "sglang" in str(row["engine"]).lower() else "vllm",
+        "hardware": {"gpu": GPUS[row["gpu"]], "gpus_per_node": int(row["gpus"]) // nodes, "nodes": nodes},
+        "workload": workload,
+    }
+    if str(row.get("kv_cache_dtype")) == "fp8":
+        raw["kv_cache_dtype"] = "fp8"
+    return raw, layout
+
+
+def estimate(engine: Engine, row: dict[str, Any]) -> float | None:
+    """The advisor's figure for the row's metric."""
+    raw, layout = scenario(row)
+    env = engine.evaluate(build(raw, engine.kb, where=row["id"]), only=layout, explained=False).env
+    alone = int(row.get("concurrency") or 1) <= 1
+    cycle = env.get("decode_cycle_ms")
+    at_load = 1000 / cycle if cycle else None
+    figures = {
+        "one_user_tokens_per_s": env.get("one_user_tps") if alone else at_load,
+        "tokens_per_s_per_user_at_load": at_load,
+        "throughput_tokens_per_s": env.get("throughput_tps"),
+        "throughput_tokens_per_s_per_gpu": (env.get("throughput_tps") or 0) / int(row["gpus"]) or None,
+        "ttft_ms": env.get("ttft_ms"),
+        "tpot_ms": env.get("one_user_tpot_ms") if alone else cycle,
+    }
+    value = figures.get(row["metric"])
+    return float(value) if isinstance(value, int | float) else None
+
+
+def results(engine: Engine, folder: Path) -> list[Result]:
+    """Every complete row of the set with the advisor's estimate."""
+    rows = yaml.safe_load((folder / "measurements.yaml").read_text(encoding="utf-8"))
+    return [Result(r, estimate(engine, r)) for r in rows if r.get("complete")]
+
+
+def speeds(found: list[Result]) -> list[Result]:
+    """The rows of speeds and throughputs (time to first token apart: the issue bands it differently)."""
+    return [r for r in found if r.row["metric"] != "ttft_ms" and r.ratio is not None]
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0]) if argv else DATA / "measurements-blind-1"
+    found = results(Engine.load(), folder)
+    for r in sorted(found, key=lambda r: r.ratio or 0):
+        ratio = "none" if r.ratio is None else f"{r.ratio:.2f}"
+        print(f"{ratio:>5} {r.row['metric']:<32} {r.row['engine'][:24]:<24} {r.row['id']}")
+    sp = speeds(found)
+    spread = statistics.median(abs(math.log(r.ratio)) for r in sp if r.ratio)
+    near = sum(r.inside for r in sp)
+    print(f"speeds and throughputs within ±25 %: {near} of {len(sp)}; median |log ratio| {spread:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
