@@ -1,4 +1,4 @@
-"""The blind audit sets (tests/data/audit-blind-1.yaml and -2.yaml), kept as regression tests: a support
+"""The blind audit sets (tests/data/audit-blind-1.yaml, -2.yaml and -3.yaml), kept as regression tests: a support
 engineer pastes what a public thread's reporter pasted, and the audit, from that evidence alone, names what
 the thread's resolution named, or stays quiet on a machine the thread found healthy. Cases the audit still
 misses carry `not_yet` with what it lacks."""
@@ -14,7 +14,8 @@ import yaml
 from tests.evidence_data import bundle, verbatim
 
 DATA = Path(__file__).resolve().parent / "data"
-SETS = {name: yaml.safe_load((DATA / f"{name}.yaml").read_text()) for name in ("audit-blind-1", "audit-blind-2")}
+NAMES = ("audit-blind-1", "audit-blind-2", "audit-blind-3")
+SETS = {name: yaml.safe_load((DATA / f"{name}.yaml").read_text()) for name in NAMES}
 CASES = [case for cases in SETS.values() for case in cases]
 RANK = {"info": 0, "advice": 1, "warning": 2, "error": 3}
 
@@ -52,6 +53,6 @@ def test_each_set_is_what_its_header_says(name):
     assert len({c["url"] for c in cases}) == 24
 
 
-def test_the_two_sets_share_no_thread():
-    one, two = ({c["url"] for c in SETS[n]} for n in sorted(SETS))
-    assert not one & two
+def test_no_two_sets_share_a_thread():
+    urls = [c["url"] for n in sorted(SETS) for c in SETS[n]]
+    assert len(urls) == len(set(urls))
