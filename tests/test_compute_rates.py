@@ -16,26 +16,7 @@ from advisor.inputs.scenario import build
 from advisor.kb.knowledge import FormulaSpec
 from advisor.kb.schema import read
 from advisor.rules_check import Report, check_unknown_as_zero
-
-README_FIRST = [
-    "recommend",
-    "--model",
-    "llama 3.3 70b",
-    "--precision",
-    "fp8",
-    "--kv-cache-dtype",
-    "fp8",
-    "--gpu",
-    "rtx pro 6000",
-    "--gpus",
-    "2",
-    "--users",
-    "60",
-    "--context",
-    "8192",
-    "--format",
-    "json",
-]
+from tests.scenarios import README_FIRST
 
 
 def test_every_card_has_a_dense_rate_for_each_tensor_path_it_has(engine: Engine) -> None:
@@ -58,7 +39,8 @@ def test_a_derived_rate_is_labelled_derived_where_it_enters_the_facts(engine: En
 
 
 def test_the_readme_answer_has_a_time_to_first_token_above_the_physical_floor(engine: Engine) -> None:
-    out = subprocess.run([sys.executable, "-m", "advisor", *README_FIRST], capture_output=True, text=True, check=True)
+    command = [sys.executable, "-m", "advisor", *README_FIRST, "--format", "json"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
     figures = json.loads(out.stdout)["figures"]
     g = engine.kb.gpus["rtx-pro-6000-ws"]
     params = 70.6e9  # Llama 3.3 70B
