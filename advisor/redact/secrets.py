@@ -155,25 +155,11 @@ def _nested(text: str, safe: SafeNames) -> Iterator[Span]:
             yield from finder(text, safe)
 
 
-def _escaped_json(text: str, safe: SafeNames) -> Iterator[Span]:
-    for m in ESCAPED_ASSIGNMENT.finditer(text):
-        level = strength(m.group(1))
-        if level is not None and hidden(m.group(2), level, safe):
-            yield m.span(2)
-
-
 # a typed declaration in code: const KEY: &str = "...", val token: String = "...", let key: string = '...'
 TYPED_ASSIGNMENT = re.compile(
     r"(?<![\w.])([A-Za-z_]\w{0,127})[ \t]{0,4}:[ \t]{0,4}&?(?:'static[ \t]{1,4})?[A-Za-z_][\w.]{0,40}"
     r"(?:<[\w, ]{0,40}>)?\??[ \t]{0,4}=[ \t]{0,4}([\"'])([^\"'\n]{3,4096})\2"
 )
-
-
-def _typed(text: str, safe: SafeNames) -> Iterator[Span]:
-    for m in TYPED_ASSIGNMENT.finditer(text):
-        level = strength(m.group(1))
-        if level is not None and hidden(m.group(3), level, safe):
-            yield m.span(3)
 
 
 # NAME = \"value\" inside a JSON string (a notebook's source line, a logged command)
@@ -182,11 +168,17 @@ ESCAPED_BARE = re.compile(
 )
 
 
-def _escaped_bare(text: str, safe: SafeNames) -> Iterator[Span]:
-    for m in ESCAPED_BARE.finditer(text):
-        level = strength(m.group(1))
-        if level is not None and hidden(m.group(2), level, safe):
-            yield m.span(2)
+def _named_by(pattern: re.Pattern[str], value: int) -> Callable[[str, SafeNames], Iterator[Span]]:
+    """The values of a pattern's matches whose first group names a credential and which are hidden under
+    it (escaped JSON, typed declarations, NAME = \\"v\\" in a JSON string)."""
+
+    def found(text: str, safe: SafeNames) -> Iterator[Span]:
+        for m in pattern.finditer(text):
+            level = strength(m.group(1))
+            if level is not None and hidden(m.group(value), level, safe):
+                yield m.span(value)
+
+    return found
 
 
 def _basic_pairs(text: str) -> Iterator[Span]:
@@ -250,7 +242,7 @@ def _pgpass(text: str, _safe: SafeNames) -> Iterator[Span]:
 
 # (cheap test that the text can hold it, finder): each finder scans only texts that pass its test
 _NESTED: tuple[tuple[Callable[[str], bool], Callable[[str, SafeNames], Iterator[Span]]], ...] = (
-    (lambda t: '\\"' in t, _escaped_json),
+    (lambda t: '\\"' in t, _named_by(ESCAPED_ASSIGNMENT, 2)),
     (lambda t: "</" in t, _xml_elements),
     (lambda t: ":\n" in t, _list_values),
     (lambda t: "$" in t, _spans_of(CRYPT, placeholder=True)),
@@ -259,8 +251,8 @@ _NESTED: tuple[tuple[Callable[[str], bool], Callable[[str, SafeNames], Iterator[
     (lambda t: "$" in t, _spans_of(FRAMEWORK_HASH)),
     (lambda t: "[" in t, _spans_of(BYTE_ARRAY_KEY)),
     (lambda t: ":" in t, lambda t, _safe: _basic_pairs(t)),
-    (lambda t: '\\"' in t, _escaped_bare),
-    (lambda t: ":" in t and "=" in t, _typed),
+    (lambda t: '\\"' in t, _named_by(ESCAPED_BARE, 2)),
+    (lambda t: ":" in t and "=" in t, _named_by(TYPED_ASSIGNMENT, 3)),
     (lambda t: "(" in t, lambda t, safe: _calls(t, safe)),
     (lambda t: "(" in t and "," in t, lambda t, safe: _named_arguments(t, safe)),
     (lambda t: True, _config_lines),
