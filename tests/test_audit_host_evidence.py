@@ -129,7 +129,16 @@ def test_ibstat_gives_the_rate_of_the_fastest_active_port(engine):
     text = verbatim("ibstat_2_cx6_one_down.txt")
     assert IBSTAT.recognise(text)
     parsed = IBSTAT.parse(text, "ibstat.txt")
-    assert [c.value for c in ibstat_facts(parsed)] == [200.0]
+    read = {c.target: c.value for c in ibstat_facts(parsed)}
+    assert read["hardware.node_link_gbps"] == 200.0
+    assert read["fact:rdma_ports_active"] == 1 and read["fact:rdma_ports_down"] == "mlx5_1:1 Down/Disabled"
+
+
+def test_a_port_that_is_down_beside_an_active_one_is_named_as_advice(cli, tmp_path):
+    doc = audit_folder(cli, tmp_path, {"ibstat.txt": verbatim("ibstat_2_cx6_one_down.txt")})
+    down = rules(doc)["audit-rdma-ports-down"]
+    assert down["severity"] == "advice" and "mlx5_1:1 Down/Disabled" in down["title"]
+    assert down["evidence"][0]["text"] == "State: Down"
 
 
 def test_the_nvidia_smi_table_names_and_counts_the_gpus_it_shows(engine):

@@ -25,7 +25,25 @@ def group_facts(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[st
     paths = topology.get("paths") or {}
     if layout.tp >= 2 and groups and paths:
         _path_facts(f, topology, paths, groups, layout.tp)
+    if paths:
+        _host_path_facts(f, topology, paths)
     return groups
+
+
+def _host_path_facts(f: Facts, topology: Mapping[str, Any], paths: dict[str, str]) -> None:
+    """The farthest path between any two GPUs of the host, and the pairs that use PCIe (no NVLink)."""
+    gpus = [int(g) for g in topology.get("gpus") or []]
+    worst = topo.worst_path(paths, gpus)
+    if not worst:
+        return
+    over_pcie = [(a, b) for a, b in combinations(gpus, 2) if 2 <= topo.rank(topo.path(paths, a, b) or "NV") <= 6]
+    rows = topology.get("evidence") or {}
+    f.put("host_path_worst", worst, rows.get(f"row:{gpus[0]}"))
+    f.put("host_path_worst_rank", topo.rank(worst), rows.get(f"row:{gpus[0]}"))
+    if over_pcie:
+        shown = ", ".join(f"GPU{a}-GPU{b}" for a, b in over_pcie[:6]) + (" …" if len(over_pcie) > 6 else "")
+        f.put("host_pcie_pairs", shown, None)
+        f.put("host_pcie_pair_count", len(over_pcie), None)
 
 
 def _groups(f: Facts, dep: Mapping[str, Any], layout: Layout, hw: Mapping[str, Any]) -> list[list[int]]:

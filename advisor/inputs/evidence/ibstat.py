@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed, clean
-from advisor.inputs.evidence.reader import Contribution, Reader
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
 CA = re.compile(r"^CA '([\w.-]{1,40})'[ \t]{0,8}$")
 FIELD = re.compile(
@@ -34,15 +34,16 @@ def parse_ibstat(text: str, file: str) -> Parsed:
         if m:
             adapter = m.group(1)
             continue
-        if re.match(r"^[ \t]{1,16}Port \d{1,3}:[ \t]{0,8}$", line):
-            ports.append({"adapter": adapter})
+        number = re.match(r"^[ \t]{1,16}Port (\d{1,3}):[ \t]{0,8}$", line)
+        if number:
+            ports.append({"adapter": adapter, "port": number.group(1)})
             out.at(f"port:{len(ports) - 1}", no, line)
             continue
         field = FIELD.match(line)
         if field and ports:
             ports[-1][field.group(1).lower()] = field.group(2)
-            if field.group(1) == "Rate":
-                out.at(f"rate:{len(ports) - 1}", no, line)
+            if field.group(1) in ("Rate", "State"):
+                out.at(f"{field.group(1).lower()}:{len(ports) - 1}", no, line)
     if not ports:
         out.notes.append("no port section found")
         return out
@@ -61,6 +62,22 @@ def ibstat_facts(parsed: Parsed) -> Iterator[Contribution]:
             best = (float(rate.group(0)), i)
     if best is not None:
         yield Contribution("hardware.node_link_gbps", best[0], parsed.evidence.get(f"rate:{best[1]}"))
+    yield from _states(parsed)
+
+
+def _states(parsed: Parsed) -> Iterator[Contribution]:
+    """Ports that carry nothing (State Down, Armed, or a physical state other than LinkUp), and ports
+    whose link is up but which no subnet manager has configured (State Initializing)."""
+    ports = parsed.data.get("ports") or []
+    name = [f"{p['adapter']}:{p.get('port', '?')}" for p in ports]
+    down = [i for i, p in enumerate(ports) if p.get("state", "Active") not in ("Active", "Initializing")]
+    waiting = [i for i, p in enumerate(ports) if p.get("state") == "Initializing"]
+    yield fact("rdma_ports_active", sum(1 for p in ports if p.get("state") == "Active"))
+    if down:
+        said = ", ".join(f"{name[i]} {ports[i].get('state')}/{ports[i].get('physical state', '?')}" for i in down)
+        yield fact("rdma_ports_down", said, parsed.evidence.get(f"state:{down[0]}"))
+    if waiting:
+        yield fact("rdma_ports_no_sm", ", ".join(name[i] for i in waiting), parsed.evidence.get(f"state:{waiting[0]}"))
 
 
 IBSTAT = Reader(
@@ -68,5 +85,5 @@ IBSTAT = Reader(
     looks_like_ibstat,
     parse_ibstat,
     ibstat_facts,
-    yields=("hardware.node_link_gbps",),
+    yields=("hardware.node_link_gbps", "fact:rdma_ports_active", "fact:rdma_ports_down", "fact:rdma_ports_no_sm"),
 )

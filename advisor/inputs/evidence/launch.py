@@ -324,6 +324,9 @@ def env_facts(
     for name, variable in (("nccl_socket_ifname", "NCCL_SOCKET_IFNAME"), ("nccl_topo_file", "NCCL_TOPO_FILE")):
         if env.get(variable):
             yield fact(name, str(env[variable]), evidence.get(f"env:0:{variable}") or where)
+    gid_index = str(env.get("NCCL_IB_GID_INDEX", "")).strip().strip("\"'")
+    if re.fullmatch(r"-?[0-9]{1,5}", gid_index):
+        yield fact("nccl_ib_gid_index", int(gid_index), evidence.get("env:0:NCCL_IB_GID_INDEX") or where)
     library = env.get("LD_PRELOAD") or env.get("VLLM_NCCL_SO_PATH") or ""
     if "nccl" in library.lower():
         name = next(n for n in ("VLLM_NCCL_SO_PATH", "LD_PRELOAD") if "nccl" in env.get(n, "").lower())
@@ -338,6 +341,7 @@ ENV_FACTS = (
     "fact:nccl_library_override",
     "fact:nccl_socket_ifname",
     "fact:nccl_topo_file",
+    "fact:nccl_ib_gid_index",
 )
 LAUNCH = Reader(
     "launch",

@@ -27,6 +27,7 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_p2p_disabled": re.compile(r"p2p is disabled|nccl_p2p_disable set|p2p (is )?not supported"),
     "nccl_warn": re.compile(r"NCCL WARN"),
     "nccl_p2p_level": re.compile(r"NCCL_P2P_LEVEL set by environment to (\w+)"),
+    "nccl_ib_gid_index": re.compile(r"NCCL_IB_GID_INDEX set by environment to (-?\d{1,5})"),
     "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices"),
     "illegal_access": re.compile(r"an illegal memory access was encountered|cudaerrorillegaladdress"),
 }
@@ -340,6 +341,10 @@ def log_facts(parsed: Parsed) -> Iterator[Contribution]:
     if level is not None:
         yield fact("nccl_p2p_level", level[0], level_line)
         yield fact("nccl_p2p_level_rank", level[1], level_line)
+    gid_line = ev.get("nccl_ib_gid_index")
+    gid = LOG_PATTERNS["nccl_ib_gid_index"].search(gid_line.text) if gid_line else None
+    if gid:
+        yield fact("nccl_ib_gid_index", int(gid.group(1)), gid_line)
     yield pairs(_transport_states(parsed))
 
 
@@ -390,6 +395,7 @@ LOG = Reader(
     yields=(
         "fact:nccl_p2p_level",
         "fact:nccl_p2p_level_rank",
+        "fact:nccl_ib_gid_index",
         PAIRS,
     ),
 )

@@ -32,6 +32,7 @@ from advisor.inputs.evidence import (
     nccl,
     nvbandwidth,
     ollama,
+    rdma,
     report,
     smi,
     smitable,
@@ -64,6 +65,8 @@ READERS: tuple[Reader, ...] = (
     nccl.P2P_TEST,
     nvbandwidth.NVBANDWIDTH,
     ibstat.IBSTAT,
+    rdma.SHOW_GIDS,
+    rdma.DEVINFO,
     nccl.LOG,
     failures.FAILURES,
 )
