@@ -159,3 +159,10 @@ def test_vllms_non_default_args_line_gives_the_launch_it_describes(engine):
     facts = {c.target: c.value for c in args_facts(ARGS.parse(text, "vllm.log"))}
     assert facts["engine"] == "vllm" and facts["deployment.tp"] == 2
     assert facts["model"] == "/data/datasets/models-hf/Qwen2.5-0.5B/"
+
+
+def test_a_docker_run_of_nvidia_smi_alone_is_not_asked_for_shared_memory(cli, tmp_path):
+    doc = audit_folder(cli, tmp_path, {"docker.txt": verbatim("blind4_docker_no_gpu_device_driver.txt")})
+    found = rules(doc)
+    assert "audit-container-small-shm" not in found
+    assert "nvidia-ctk runtime configure" in found["failure-docker-no-gpu-runtime"]["fix"]

@@ -116,7 +116,10 @@ def test_a_fleet_audit_shows_every_host_in_every_format(cli, site, fmt):
         doc = json.loads(out)
         by_host = {Path(b["path"]).name: b["audit"] for b in doc["bundles"]}
         assert [f["rule"] for f in by_host["gpu-v100"]["findings"]] == ["audit-nvlink-inactive"]
-        assert by_host["gpu-l40s"]["findings"] == []
+        # PCIe-only GPUs and nothing that shows peer-to-peer working: the one thing to ask, as advice
+        assert [(f["rule"], f["severity"]) for f in by_host["gpu-l40s"]["findings"]] == [
+            ("audit-pcie-p2p-unverified", "advice")
+        ]
     if fmt == "sarif":
         runs = {r["automationDetails"]["id"]: r for r in json.loads(out)["runs"]}
         assert {r["ruleId"] for r in runs["advisor-audit/login"]["results"]} == {"audit-bundle-without-gpu-evidence"}

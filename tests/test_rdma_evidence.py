@@ -53,3 +53,13 @@ def test_a_pcie_only_topology_alone_asks_for_acs_iommu_and_a_p2p_test(cli, tmp_p
 def test_an_nvswitch_topology_does_not_ask_about_pcie_peer_to_peer(cli, tmp_path):
     found = audit(cli, tmp_path, {"topo.txt": verbatim("topo_12_8xH100_hgx_nv18_10nic_rail_truncated.txt")})
     assert "audit-pcie-p2p-unverified" not in found
+
+
+def test_ibdev2netdev_down_on_ipoib_is_explained_not_alarmed(cli, tmp_path):
+    found = audit(cli, tmp_path, {"ibdev2netdev.txt": verbatim("blind4_healthy_ibdev2netdev_down_pure_ib.txt")})
+    ipoib = found["audit-ipoib-down-is-not-the-port"]
+    assert ipoib["severity"] == "info" and "ibp26s0 (mlx5_0:1)" in ipoib["title"]
+    assert "ibstat" in ipoib["fix"]
+    roce = found["audit-roce-netdev-without-link"]
+    assert roce["severity"] == "advice" and "enp27s0f1np1 (mlx5_2:1)" in roce["title"]
+    assert not [r for r, f in found.items() if f["severity"] in ("warning", "error") and r.startswith("audit-r")]

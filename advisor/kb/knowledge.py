@@ -318,7 +318,11 @@ class Message(Record):
     @property
     def locator(self) -> str:
         """Where the source prints it, as a citation names it."""
-        return f"{self.file}:{self.line}" if self.line else (f"{self.name or self.level} {self.code}".strip())
+        if self.line:
+            return f"{self.file}:{self.line}"
+        if self.code is not None or not self.file:
+            return f"{self.name or self.level} {self.code if self.code is not None else ''}".strip()
+        return self.file
 
     @cached_property
     def pattern(self) -> str | None:

@@ -30,6 +30,9 @@ COMPOSE_GPU = re.compile(
 )
 POD_GPU = re.compile(r"nvidia\.com/gpu[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?([0-9]{1,4})")
 POD_SHM = re.compile(r"mountPath[ \t]{0,4}:[ \t]{0,4}[\"']?/dev/shm\b")
+# a run whose command is one of the driver's or CUDA's own checks starts no NCCL or engine work: its
+# /dev/shm does not matter (`docker run --gpus all IMAGE nvidia-smi`, the toolkit's own smoke test)
+ONE_SHOT = re.compile(r"[ \t](?:nvidia-smi|nvcc|deviceQuery|bandwidthTest)(?:[ \t][^\n]{0,200})?$")
 DEFAULT_SHM_MIB = 64.0  # Docker's, Podman's and a Kubernetes pod's /dev/shm when nothing sets it
 UNITS = {"": 1 / 2**20, "b": 1 / 2**20, "k": 1 / 1024, "kb": 1 / 1024, "m": 1.0, "mb": 1.0, "g": 1024.0, "gb": 1024.0}
 
@@ -81,6 +84,7 @@ def _runs(text: str, out: Parsed) -> list[dict[str, object]]:
             item["shm"] = shm.group(1)
         if ipc:
             item["ipc"] = ipc.group(1)
+        item["one_shot"] = bool(ONE_SHOT.search(line.rstrip(), gpus.end()))
         found.append(item)
         out.at(f"container:{len(found) - 1}", no, line)
     return found
@@ -144,6 +148,7 @@ def container_facts(parsed: Parsed) -> Iterator[Contribution]:
     elif "device=" in gpus:
         yield fact("container_gpus", len(gpus.split("=", 1)[1].split(",")), where)
     yield fact("container_runtime", str(item.get("how", "")), where)
+    yield fact("container_one_shot_check", bool(item.get("one_shot")), where)
 
 
 CONTAINER = Reader(
@@ -158,6 +163,7 @@ CONTAINER = Reader(
         "fact:container_shm_default",
         "fact:container_all_gpus",
         "fact:container_gpus",
+        "fact:container_one_shot_check",
         "fact:container_runtime",
     ),
 )

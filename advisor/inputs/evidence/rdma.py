@@ -1,4 +1,5 @@
-"""The RDMA adapters' own listings: `show_gids` (Mellanox mlnx-tools) and `ibv_devinfo -v` (rdma-core).
+"""The RDMA adapters' own listings: `show_gids` (Mellanox mlnx-tools), `ibv_devinfo -v` (rdma-core) and
+`ibdev2netdev` (MLNX_OFED), whose (Up)/(Down) is the network interface's carrier, not the port's state.
 
 Both list each port's GID table: the index, the GID, its RoCE version, and for `show_gids` the IPv4
 address an IPv4-mapped GID (::ffff:a.b.c.d) carries. NCCL on RoCE, with NCCL_IB_GID_INDEX unset (-1),
@@ -33,6 +34,13 @@ DEVINFO_GID = re.compile(
     r"^[ \t]{1,32}GID\[[ \t]{0,6}(\d{1,5})\]:[ \t]{1,16}([0-9a-fA-F:.]{2,45}),[ \t]{0,4}RoCE v([12])\b"
 )
 MAPPED = re.compile(r"^(?:0000:){5}ffff:|^::ffff:", re.I)
+# ibdev2netdev (MLNX_OFED): "mlx5_0 port 1 ==> ib0 (Down)"; with -v the PCI address, part, firmware and the
+# port's own state come first: "0000:1a:00.0 mlx5_0 (MT4123 - ...) ... fw 20.31.1014 port 1 (ACTIVE) ==> ib0 (Up)"
+NETDEV_ROW = re.compile(
+    r"^[ \t]{0,8}(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F][ \t]{1,8})?([\w.-]{1,40})[ \t]"
+    r"[^\n]{0,160}?port[ \t]{1,8}(\d{1,3})[ \t]{1,8}(?:\((ACTIVE|DOWN|INIT|ARMED|NA)[ \t]{0,8}\)[ \t]{1,8})?"
+    r"==>[ \t]{1,8}([\w.@-]{1,40})[ \t]{1,8}\((Up|Down|NA)\)"
+)
 
 
 def looks_like_show_gids(text: str) -> bool:
@@ -47,6 +55,52 @@ def looks_like_devinfo(text: str) -> bool:
     if re.search(r"^[ \t]{0,8}hca_id:", text, re.M) and re.search(r"state:[ \t]{1,16}PORT_", text):
         return True
     return sum(1 for line in text.split("\n") if "GID[" in line and DEVINFO_GID.match(line)) >= 2
+
+
+def looks_like_ibdev2netdev(text: str) -> bool:
+    """ibdev2netdev: rows of RDMA device, port, ==> network interface and its (Up)/(Down)."""
+    return sum(1 for line in text.split("\n")[:400] if "==>" in line and NETDEV_ROW.match(line)) >= 1
+
+
+def parse_ibdev2netdev(text: str, file: str) -> Parsed:
+    """Each row: the port (device:port), its network interface, the interface's carrier, the port state (-v)."""
+    out = Parsed("ibdev2netdev", file)
+    rows = []
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = NETDEV_ROW.match(line) if "==>" in line else None
+        if m:
+            port = f"{m.group(1)}:{m.group(2)}"
+            rows.append({"port": port, "state": m.group(3) or "", "netdev": m.group(4), "carrier": m.group(5)})
+            out.at(f"netdev:{port}", no, line)
+    out.data = {"netdevs": rows}
+    return out
+
+
+def netdev_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The interfaces whose carrier is down: IPoIB ones (ib*), whose carrier says nothing of the port, and
+    Ethernet ones (a RoCE port's own link); and ports -v shows not ACTIVE."""
+    rows, ev = parsed.data.get("netdevs") or [], parsed.evidence
+    ipoib = [r for r in rows if r["carrier"] == "Down" and r["netdev"].startswith("ib")]
+    ethernet = [r for r in rows if r["carrier"] == "Down" and not r["netdev"].startswith("ib")]
+    if ipoib:
+        named = ", ".join(f"{r['netdev']} ({r['port']})" for r in ipoib)
+        yield fact("ipoib_netdevs_down", named, ev.get(f"netdev:{ipoib[0]['port']}"))
+    if ethernet:
+        named = ", ".join(f"{r['netdev']} ({r['port']})" for r in ethernet)
+        yield fact("rdma_ethernet_netdevs_down", named, ev.get(f"netdev:{ethernet[0]['port']}"))
+    yield from _verbose_states(parsed)
+
+
+def _verbose_states(parsed: Parsed) -> Iterator[Contribution]:
+    """The ports' own states, where ibdev2netdev -v printed them."""
+    rows, ev = parsed.data.get("netdevs") or [], parsed.evidence
+    if not any(r["state"] for r in rows):
+        return
+    yield fact("rdma_ports_active", sum(1 for r in rows if r["state"] == "ACTIVE"))
+    down = [r for r in rows if r["state"] and r["state"] != "ACTIVE"]
+    if down:
+        said = ", ".join(f"{r['port']} {r['state']}" for r in down)
+        yield fact("rdma_ports_down", said, ev.get(f"netdev:{down[0]['port']}"))
 
 
 def _family(gid: str) -> str:
@@ -164,6 +218,18 @@ YIELDS = (
     "fact:rdma_ports_active",
     "fact:rdma_ports_down",
     "fact:rdma_ports_no_sm",
+)
+IBDEV2NETDEV = Reader(
+    "ibdev2netdev",
+    looks_like_ibdev2netdev,
+    parse_ibdev2netdev,
+    netdev_facts,
+    yields=(
+        "fact:ipoib_netdevs_down",
+        "fact:rdma_ethernet_netdevs_down",
+        "fact:rdma_ports_active",
+        "fact:rdma_ports_down",
+    ),
 )
 SHOW_GIDS = Reader("show-gids", looks_like_show_gids, parse_show_gids, gid_facts, yields=YIELDS)
 DEVINFO = Reader("ibv-devinfo", looks_like_devinfo, parse_devinfo, gid_facts, yields=YIELDS)

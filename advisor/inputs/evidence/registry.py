@@ -67,6 +67,7 @@ READERS: tuple[Reader, ...] = (
     ibstat.IBSTAT,
     rdma.SHOW_GIDS,
     rdma.DEVINFO,
+    rdma.IBDEV2NETDEV,
     nccl.LOG,
     failures.FAILURES,
 )
