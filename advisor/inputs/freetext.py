@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from advisor.inputs.fields import Field, FieldTable, field_table
@@ -136,12 +137,72 @@ def _count(value: str) -> int:
 
 
 def understand(text: str, kb: Knowledge, expecting: str | None = None) -> Understood:
-    """Every scenario field the text states; `expecting` is the fact the last question asked for."""
+    """Every scenario field the text states; `expecting` is the fact the last question asked for. A repair
+    inside the text ("8x22b, nee warte, 8x7b": knowledge/dialogue.yaml `repair`) replaces, slot by slot,
+    what was said before it."""
+    said = text.strip()[:LONGEST]
+    cut = _repair_cut(said)
+    if cut is None:
+        return _understand(said, kb, expecting)
+    before, after = said[: cut[0]], said[cut[1] :]
+    return _merged(_understand(_substituted(before, after), kb, expecting), _understand(after, kb, expecting))
+
+
+@cache
+def _repair() -> re.Pattern[str]:
+    rows = _dialogue().get("repair") or {}
+    return re.compile("|".join(f"(?:{p})" for p in rows.values()))
+
+
+def _repair_cut(said: str) -> tuple[int, int] | None:
+    """Where the last repair marker after the first words stands, with words after it; else None."""
+    found = [m for m in _repair().finditer(said.lower()) if m.start() >= 2 and said[m.end() :].strip(" .,!?")]
+    return (found[-1].start(), found[-1].end()) if found else None
+
+
+def _shape(word: str) -> str:
+    return re.sub(r"[0-9]+", "9", re.sub(r"[a-z]+", "a", word.lower()))
+
+
+def _substituted(before: str, after: str) -> str:
+    """`before` with its last word shaped like the repair's first word (a size, a version: 8x22b for 8x7b)
+    replaced by that word, so that the name it stood in is read with the repair."""
+    first = re.match(r"\W{0,3}([A-Za-z0-9.-]{1,24})", after)
+    if not first or not re.search(r"[0-9]", first.group(1)):
+        return before
+    word = first.group(1).rstrip(".-")
+    spans = [m for m in re.finditer(r"[A-Za-z0-9.-]{1,24}", before) if _shape(m.group(0).rstrip(".-")) == _shape(word)]
+    if not spans:
+        return before
+    last = spans[-1]
+    return before[: last.start()] + word + before[last.start() + len(last.group(0).rstrip(".-")) :]
+
+
+def _merged(first: Understood, repaired: Understood) -> Understood:
+    """What was said before a repair, with every slot the repair names taken from the repair."""
+    for path, value in repaired.fields.items():
+        first.fields[path] = value
+        for table in (first.alternatives, first.ranged, first.held, first.held_why):
+            table.pop(path, None)
+    first.alternatives.update(repaired.alternatives)
+    first.ranged.update(repaired.ranged)
+    first.held.update(repaired.held)
+    first.held_why.update(repaired.held_why)
+    spoken = {path.rpartition(".")[2] for path in repaired.fields}
+    first.unsure = {k: v for k, v in first.unsure.items() if k not in spoken} | repaired.unsure
+    if "hardware.gpu" in repaired.fields:
+        first.variants, first.gpu_name = repaired.variants, repaired.gpu_name
+    first.skipped = first.skipped and repaired.skipped
+    first.invalid = repaired.invalid or first.invalid
+    return first
+
+
+def _understand(raw: str, kb: Knowledge, expecting: str | None) -> Understood:
+    """understand() of a text without a repair in it."""
     from advisor.inputs.letters import fold
     from advisor.inputs.quantities import blank_ruled_out, upper_of_ranges
 
     out = Understood()
-    raw = text.strip()[:LONGEST]  # what a customer says fits; a page pasted as one line is read that far
     lowered = fold(_numbers(raw.lower()))  # "Gespraeche" as "Gespräche": both folded
     said = lowered.strip()
     if said.strip(" .!") in SKIPPED or said in SKIPPED:
