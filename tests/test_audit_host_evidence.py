@@ -166,3 +166,18 @@ def test_a_docker_run_of_nvidia_smi_alone_is_not_asked_for_shared_memory(cli, tm
     found = rules(doc)
     assert "audit-container-small-shm" not in found
     assert "nvidia-ctk runtime configure" in found["failure-docker-no-gpu-runtime"]["fix"]
+
+
+def test_a_paste_that_elides_the_nccl_tests_rows_is_not_taken_for_a_hang(cli, tmp_path):
+    doc = audit_folder(cli, tmp_path, {"paste.txt": verbatim("blind5_healthy_p2p_slower_amd.txt")})
+    assert "audit-nccl-tests-stalled-on-one-host" not in rules(doc)
+    assert not [f["rule"] for f in doc["findings"] if f["severity"] in ("warning", "error")]
+
+
+def test_nvcc_beside_nvidia_smi_says_which_cuda_each_one_means(cli, tmp_path):
+    doc = audit_folder(
+        cli, tmp_path, {"paste.txt": verbatim("blind2_c12_azhpcimages343_toolkit_newer_than_driver.txt")}
+    )
+    newer = rules(doc)["audit-cuda-toolkit-newer-minor-than-driver"]
+    assert newer["severity"] == "advice" and "(12.4)" in newer["title"] and "(12.2)" in newer["title"]
+    assert "error 222" in newer["explanation"]

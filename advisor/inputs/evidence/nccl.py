@@ -53,6 +53,9 @@ def p2p_level(value: str) -> tuple[str, int] | None:
     return None
 
 
+ELISION = re.compile(
+    r"^[ \t]{0,8}(?:\.{3,}|…|\[\.{3}\]|\[…\])[ \t]{0,8}$"
+)  # a line a person put for what they left out
 HEADER = re.compile(r"nThread[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}nGpus[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}minBytes")
 
 
@@ -158,10 +161,13 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             out.notes.append("no all_reduce_perf result rows found")
             out.data = {}  # a header alone (nThread ... nGpus) says nothing the audit can use
             return out
+        elided = any(ELISION.match(line) for line in text.split("\n"))
         out.notes.append(
-            "the run printed its devices but no result row: it failed, hung or was cut before the first size"
+            "the paste leaves out what followed the devices ('...'): its result rows are not shown"
+            if elided
+            else "the run printed its devices but no result row: it failed, hung or was cut before the first size"
         )
-        out.data.update(_ranks_data(ranks, out.data.get("ngpus_per_thread")), stopped=True)
+        out.data.update(_ranks_data(ranks, out.data.get("ngpus_per_thread")), stopped=not elided)
         return out
     peak = max(rows, key=lambda r: r["busbw"])
     if peak_at is not None:
@@ -303,7 +309,7 @@ def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield Contribution("hardware.gpu", name, ev.get("rank:0"))
     if data.get("stopped"):
         yield fact("nccl_tests_no_rows", True, ev.get("rank:0"))
-    else:
+    elif "peak_busbw" in data:  # else the paste left the rows out
         yield fact("busbw_measured_gbs", data["peak_busbw"], ev.get("peak"))
     yield fact("busbw_ranks", int(data.get("n_ranks") or 0), ev.get("rank:0"))
     yield fact("busbw_hosts", len(data.get("hosts") or []) or 1, ev.get("rank:0"))

@@ -36,6 +36,7 @@ from advisor.inputs.evidence import (
     report,
     smi,
     smitable,
+    toolkit,
     topo,
 )
 from advisor.inputs.evidence.reader import Contribution, Reader
@@ -65,6 +66,7 @@ READERS: tuple[Reader, ...] = (
     nccl.P2P_TEST,
     nvbandwidth.NVBANDWIDTH,
     ibstat.IBSTAT,
+    toolkit.NVCC,
     rdma.SHOW_GIDS,
     rdma.DEVINFO,
     rdma.IBDEV2NETDEV,

@@ -8,10 +8,12 @@ table below it, whose rows also start with a GPU index, is not.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from advisor.inputs.evidence import Parsed, clean
-from advisor.inputs.evidence.reader import Reader
+from advisor.inputs.evidence.reader import Contribution, Reader
 from advisor.inputs.evidence.smi import gpu_facts
+from advisor.inputs.evidence.toolkit import driver_cuda, driver_cuda_facts
 
 HEADER = re.compile(r"NVIDIA-SMI [0-9][0-9.]{1,20}[ \t]{1,40}Driver Version")
 ROW = re.compile(
@@ -38,16 +40,28 @@ def parse_table(text: str, file: str) -> Parsed:
     if not gpus:
         out.notes.append("no GPU row found")
         return out
-    out.data = {"gpus": gpus}
+    out.data = {"gpus": gpus, "cuda": driver_cuda(text, out)}
     return out
+
+
+def table_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPUs listed (smi.gpu_facts), and the banner's CUDA Version: the newest CUDA the driver supports."""
+    yield from gpu_facts(parsed)
+    yield from driver_cuda_facts(parsed)
 
 
 TABLE = Reader(
     "nvidia-smi-table",
     looks_like_table,
     parse_table,
-    gpu_facts,  # the model of the first GPU listed and how many are listed, as every GPU listing gives them
+    table_facts,  # the model of the first GPU listed and how many, as every GPU listing gives them
     first_only=True,
-    yields=("hardware.gpu", "hardware.gpus_per_node"),
+    yields=(
+        "hardware.gpu",
+        "hardware.gpus_per_node",
+        "fact:driver_cuda_version",
+        "fact:driver_cuda_number",
+        "fact:driver_cuda_major",
+    ),
     gpu_evidence=True,
 )
