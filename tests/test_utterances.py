@@ -1,4 +1,4 @@
-"""The utterance corpus: 161 customer sentences in English and German, each read as the chat reads it
+"""The utterance corpus: 170 customer sentences in English and German, each read as the chat reads it
 (routing, free text with the open question, knowledge questions, purchase planning). The README states
 the accuracy; it must stay at 98 % or above, and every miss is listed when it does not."""
 
@@ -41,3 +41,16 @@ def test_defects_from_the_call_notes(engine):
     assert read(engine, "an L4").facts["gpus_per_node"] == 1
     l40s = engine.kb.find_gpu("l40s").name
     assert read(engine, "four L40S").facts == {"gpu": l40s, "gpus_per_node": 4}  # "l4" is not read inside it
+
+
+def test_a_card_name_in_a_correction_is_no_count(engine):
+    # "a single RTX PRO 6000 Max-Q instead of two 5090s": "instead" rules out the two, and the 6000 is a name
+    from advisor.chat.consult import FACT_OF_PATH
+    from advisor.chat.dialogue import ChatSession
+
+    session = ChatSession(engine, "en")
+    session.opening()
+    session.respond("we've got 2x RTX 5090 in a workstation")
+    reply = session.respond("or like, a single RTX PRO 6000 Max-Q instead of two 5090s? which one is smarter for us")
+    understood = {FACT_OF_PATH.get(p, p): v for p, v in reply.understood.items()}
+    assert understood.get("gpus_per_node") in (None, 1)

@@ -103,7 +103,10 @@ def _correction(got: Understood, known: dict[str, Any], said: str) -> None:
     """'sorry, 4 not 8': the number ruled out names the fact it corrects, whatever was asked."""
     from advisor.inputs.quantities import ruled_out
 
-    out = ruled_out(said.lower())
+    text = said.lower()
+    for name in (n for n in got.names if n):  # "a PRO 6000 instead of two 5090s": no 6000 of anything
+        text = text.replace(name, " " * len(name))
+    out = ruled_out(text)
     if not out:
         return
     wrong, right = out

@@ -117,6 +117,7 @@ class Understood:
     held: dict[str, Any] = field(default_factory=dict)  # values outside their usual range, to confirm
     held_why: dict[str, str] = field(default_factory=dict)  # why a value is held where not its range ("bytes")
     gpu_name: Any = None  # the GPU's entity (advisor.inputs.entities.Entity): where it was named
+    names: list[str] = field(default_factory=list)  # the catalogue names as said: no number in them is a quantity
 
 
 def _numbers(text: str) -> str:
@@ -415,6 +416,7 @@ def _names(lowered: str, kb: Knowledge, out: Understood) -> str:
                 masked = re.sub(rf"(?<![\w]){number}(?![\w])", " " * len(number), masked)
             continue
         for e in found:
+            out.names.append(masked[e.start : e.end].strip())
             masked = masked[: e.start] + " " * (e.end - e.start) + masked[e.end :]
         first = min(found, key=lambda e: e.start)
         if kind == "gpu" and entities.another_name(first, text):
