@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.evidence_data import bundle, verbatim
 
 AMDVI_FAULTS = "dmesg_02_3x1080Ti_x399_amdvi_io_page_fault_p2p.txt"
@@ -181,3 +183,18 @@ def test_nvcc_beside_nvidia_smi_says_which_cuda_each_one_means(cli, tmp_path):
     newer = rules(doc)["audit-cuda-toolkit-newer-minor-than-driver"]
     assert newer["severity"] == "advice" and "(12.4)" in newer["title"] and "(12.2)" in newer["title"]
     assert "error 222" in newer["explanation"]
+
+
+def test_an_unlicensed_vgpu_in_an_nvidia_smi_q_excerpt_is_named(cli, tmp_path):
+    doc = audit_folder(cli, tmp_path, {"paste.txt": verbatim("blind5_vgpu_unlicensed.txt")})
+    found = rules(doc)["audit-vgpu-unlicensed"]
+    assert found["severity"] == "warning" and "License Status" in found["evidence"][0]["text"]
+    assert "nvidia-gridd" in found["fix"]
+
+
+@pytest.mark.parametrize(
+    "capture", ["smi_01_h800_hgx_nvidia_smi_q_i0.txt", "smi_07_2xH100NVL_nvidia_smi_q_gpu0_minor4.txt"]
+)
+def test_healthy_clock_reasons_and_remapped_rows_raise_nothing(cli, tmp_path, capture):
+    found = rules(audit_folder(cli, tmp_path, {"q.txt": verbatim(capture)}))
+    assert not {"audit-gpu-hardware-slowdown", "audit-gpu-row-remap", "audit-gpu-row-remap-failed"} & set(found)

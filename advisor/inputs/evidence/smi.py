@@ -10,14 +10,45 @@ from collections.abc import Iterator
 from advisor.inputs.evidence import Parsed, clean
 from advisor.inputs.evidence.reader import Contribution, Reader, fact
 
+# the sections of `nvidia-smi -q` that say a GPU is not well, read even from an excerpt without its GPU line:
+# clock slowdowns the hardware engaged (NVML's clocks event reasons), a vGPU's licence, rows to remap
+HEALTH = re.compile(
+    r"^[ \t]{0,16}(Clocks Event Reasons|Clocks Throttle Reasons|vGPU Software Licensed Product|Remapped Rows)"
+    r"[ \t]{0,8}$",
+    re.M,
+)
+SLOWDOWNS = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown")
+
 
 def looks_like_query(text: str) -> bool:
-    """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections."""
+    """`nvidia-smi -q`: 'Product Name  : ...' lines under 'GPU 0000:..' sections, or an excerpt of its
+    health sections (HEALTH)."""
+    if HEALTH.search(text):
+        return True
     if "Product Name" not in text:
         return False
     return bool(re.search(r"^[ \t]*Product Name[ \t]*:", text, re.M)) and bool(
         re.search(r"^GPU [0-9A-Fa-f]{4,8}:", text, re.M)
     )
+
+
+def _health(gpu: dict[str, object], section: str, key: str, value: str) -> str | None:
+    """What a line of a health section says of the GPU, stored in `gpu`; the name of what it said, or None."""
+    if key in SLOWDOWNS and section.startswith("Clocks") and value == "Active":
+        slowdowns = gpu.setdefault("slowdowns", [])
+        if isinstance(slowdowns, list):
+            slowdowns.append(key)
+        return "slowdown"
+    if key == "License Status" and value.lower().startswith("unlicensed"):
+        gpu["unlicensed"] = value
+        return "unlicensed"
+    if section == "Remapped Rows" and key == "Pending" and value.lower() == "yes":
+        gpu["remap_pending"] = True
+        return "remap_pending"
+    if section == "Remapped Rows" and key == "Remapping Failure Occurred" and value.lower() == "yes":
+        gpu["remap_failed"] = True
+        return "remap_failed"
+    return None
 
 
 def looks_like_csv(text: str) -> bool:
@@ -61,15 +92,21 @@ def parse_query(text: str, file: str) -> Parsed:
             gpus.append(current)
             out.at(f"gpu:{len(gpus) - 1}", no, line)
             continue
+        stripped = line.strip()
+        if current is None and HEALTH.match(line):
+            current = {"bus_id": "", "excerpt": True}  # a health section pasted without its GPU's line
+            gpus.append(current)
         if current is None:
             continue
-        stripped = line.strip()
         if stripped and ":" not in stripped:
             section = stripped
             continue
         key, _, value = stripped.partition(":")
         key, value = key.strip(), value.strip()
-        if key == "Product Name":
+        said = _health(current, section, key, value)
+        if said:
+            out.at(f"{said}:{len(gpus) - 1}", no, line)
+        elif key == "Product Name" and section != "vGPU Software Licensed Product":
             current["name"] = value
             out.at(f"name:{len(gpus) - 1}", no, line)
         elif key == "GPU UUID":
@@ -183,7 +220,7 @@ def gpu_facts(parsed: Parsed) -> Iterator[Contribution]:
 
     The count comes last in precedence (a listing may be filtered: `nvidia-smi -q -i 0`), which the
     order of READERS gives: the topology matrix is read first."""
-    gpus = parsed.data.get("gpus", [])
+    gpus = [g for g in parsed.data.get("gpus", []) if not g.get("excerpt")]
     for i, g in enumerate(gpus):
         if g.get("name"):
             where = parsed.evidence.get(f"name:{i}") or parsed.evidence.get(f"gpu:{i}")
@@ -192,6 +229,26 @@ def gpu_facts(parsed: Parsed) -> Iterator[Contribution]:
         yield Contribution("hardware.gpus_per_node", max(len(gpus), int(parsed.data.get("attached") or 0)))
     if "virtualized" in parsed.data:
         yield fact("virtualized", parsed.data["virtualized"], parsed.evidence.get("virtualization:0"))
+
+
+def query_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The GPUs (gpu_facts), and what the health sections say: slowdowns the hardware engaged, an
+    unlicensed vGPU, rows waiting to be remapped or that could not be."""
+    yield from gpu_facts(parsed)
+    gpus, ev = parsed.data.get("gpus", []), parsed.evidence
+    name = [f"GPU{i}" if not g.get("excerpt") else "the GPU" for i, g in enumerate(gpus)]
+    slow = [(i, g) for i, g in enumerate(gpus) if g.get("slowdowns")]
+    if slow:
+        said = "; ".join(f"{name[i]}: {', '.join(g['slowdowns'])}" for i, g in slow)
+        yield fact("gpu_hw_slowdown", said, ev.get(f"slowdown:{slow[0][0]}"))
+    for key, fact_name in (
+        ("unlicensed", "vgpu_unlicensed"),
+        ("remap_pending", "gpu_row_remap_pending"),
+        ("remap_failed", "gpu_row_remap_failed"),
+    ):
+        hit = [i for i, g in enumerate(gpus) if g.get(key)]
+        if hit:
+            yield fact(fact_name, ", ".join(name[i] for i in hit), ev.get(f"{key}:{hit[0]}"))
 
 
 def nvlink_facts(parsed: Parsed) -> Iterator[Contribution]:
@@ -205,8 +262,16 @@ QUERY = Reader(
     "nvidia-smi-q",
     looks_like_query,
     parse_query,
-    gpu_facts,
-    yields=("hardware.gpu", "hardware.gpus_per_node", "fact:virtualized"),
+    query_facts,
+    yields=(
+        "hardware.gpu",
+        "hardware.gpus_per_node",
+        "fact:virtualized",
+        "fact:gpu_hw_slowdown",
+        "fact:vgpu_unlicensed",
+        "fact:gpu_row_remap_pending",
+        "fact:gpu_row_remap_failed",
+    ),
     gpu_evidence=True,
 )
 CSV = Reader(
