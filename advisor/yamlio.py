@@ -41,12 +41,14 @@ def _loader() -> Any:
             super().__init__(stream)
             self._aliases = 0
 
-        def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D401 - PyYAML hook
-            if self.check_event(yaml.AliasEvent):
+        def construct_object(self, node: Any, deep: bool = False) -> Any:  # noqa: D401 - PyYAML hook
+            # a node met again is an alias reference (or a merge key's copy): libyaml's composer, which
+            # CSafeLoader uses, never calls a Python compose hook, so references are counted here
+            if node in self.constructed_objects or node in self.recursive_objects:
                 self._aliases += 1
                 if self._aliases > MAX_ALIASES:
                     raise yaml.YAMLError(f"more than {MAX_ALIASES} alias references (alias expansion refused)")
-            return super().compose_node(parent, index)
+            return super().construct_object(node, deep=deep)
 
     def construct_mapping(loader: Any, node: Any) -> Located:
         loader.flatten_mapping(node)

@@ -174,6 +174,14 @@ def test_billion_laughs_is_refused(cli, tmp_path):
     assert code == 2 and "alias" in err
 
 
+def test_more_than_a_hundred_alias_references_are_refused(cli, tmp_path):
+    # 101 references to one anchor expand to little, but the reader's limit is on references
+    scenario = tmp_path / "aliases.yaml"
+    scenario.write_text("x: &x 1\nlist: [" + ", ".join(["*x"] * 101) + "]\n", encoding="utf-8")
+    code, _, err = cli("recommend", str(scenario))
+    assert code == 2 and "more than 100 alias references" in err
+
+
 def test_debug_shows_the_traceback(cli):
     from advisor.errors import InputError
 
