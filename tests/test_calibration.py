@@ -63,10 +63,11 @@ def test_expert_parallel_rows_keep_the_default_band(rows: list[Row], engine: Eng
 def test_sglang_ep32_prefill_is_no_longer_systematically_low(rows: list[Row]) -> None:
     """DeepSeek-V3 prefill on 4 x 8 H100, EP 32 with DeepEP and two-batch overlap: 0.39-0.43 of the
     measured rate while every routed copy crossed InfiniBand in BF16, 1.45-1.61 while the overlap hid the
-    whole transfer; with the measured overlap gain 1.07-1.11."""
+    whole transfer; with the measured overlap gain 1.07-1.11, and 0.94-1.02 since the attention computes
+    at the BF16 rate."""
     prefill = {r.measurement.id: r.ratio for r in rows if r.measurement.id.startswith("sglang-deepseek-v3-h100-ep32")}
     assert len(prefill) == 3
-    assert all(ratio is not None and 1 <= ratio <= 1.15 for ratio in prefill.values()), prefill
+    assert all(ratio is not None and 0.9 <= ratio <= 1.15 for ratio in prefill.values()), prefill
 
 
 def _ep32_prefill(engine: Engine, backend: str) -> dict[str, float]:

@@ -282,6 +282,7 @@ def scenario_facts(s: Scenario, kb: Knowledge) -> tuple[dict[str, Any], dict[str
     path = prec.needs if prec.needs in ("fp8", "fp4") and getattr(g, prec.needs, False) else "bf16"
     field_name = f"tensor_tflops_{path}"
     put("gpu_tflops", getattr(g, field_name, None), *_rate_origin(g, path), g.cite.get(field_name))
+    put("gpu_tflops_16bit", g.tensor_tflops_bf16, *_rate_origin(g, "bf16"), g.cite.get("tensor_tflops_bf16"))
     put("gpu_arch", g.architecture, "catalogue", g.name)
     put("gpu_form_factor", g.form_factor, "catalogue", g.name)
     put("gpu_fp8", g.fp8, "catalogue", g.name, g.cite.get("fp8"))

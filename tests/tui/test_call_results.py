@@ -80,7 +80,7 @@ def test_a_changed_fact_shows_the_result_now_and_what_moved(session):
     reply = s.respond("the KV cache is FP8 too")
     assert reply.understood == {"kv_cache_dtype": "fp8"}
     assert "**Result now:** TP 2 (unchanged) · conversations 41 → 83 ·" in reply.text
-    assert "all users 493.1 → 635.0 tokens/s" in reply.text
+    assert "all users 490.6 → 630.9 tokens/s" in reply.text
     # a what-if shows the comparison but keeps the facts
     before = dict(s.c.fields)
     s.respond("what if 120 users")
@@ -97,7 +97,7 @@ def test_german_figures_move_after_60_nutzer(build):
         assert "Notiert: Nutzer = **60**" in reply.text
         # before the user count PP 2 carried as much at full load (within 10 %); 60 users make TP 2 the faster
         assert "**Ergebnis jetzt:** PP 2 → TP 2 · Gespräche 83 ·" in reply.text
-        assert "alle Nutzer 649,4 → 635,0" in reply.text
+        assert "alle Nutzer 645,0 → 630,9" in reply.text
 
     drive(app, script)
 

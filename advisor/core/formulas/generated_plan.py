@@ -16,7 +16,7 @@ from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "ff7239345b4174d7"
+SOURCE_HASH = "f9e26a89b9bfffce"
 LAYOUT_IDS = (
     'expert-shards',
     'independent-copies',
@@ -86,10 +86,22 @@ LAYOUT_IDS = (
     'stage-memory-time',
     'stage-memory-time-one',
     'stage-compute-time',
+    'stage-routed-compute-time',
+    'stage-dense-memory-time',
+    'stage-expert-memory-time',
+    'stage-kv-memory-time',
+    'stage-attention-compute-time',
+    'stage-dense-compute-time',
+    'expert-imbalance',
+    'expert-imbalance-eplb',
+    'expert-imbalance-none',
+    'stage-kernel-time',
     'stage-allreduce-time',
     'stage-allreduce-none',
     'stage-allreduce-time-one',
     'stage-allreduce-none-one',
+    'stage-alltoall-bytes-time',
+    'stage-alltoall-bytes-none',
     'stage-alltoall-time',
     'stage-alltoall-none',
     'stage-alltoall-time-one',
@@ -98,9 +110,6 @@ LAYOUT_IDS = (
     'pp-handoff-none',
     'pp-handoff-time-one',
     'pp-handoff-none-one',
-    'expert-imbalance',
-    'expert-imbalance-eplb',
-    'expert-imbalance-none',
     'stage-step-time',
     'stage-step-time-overlap',
     'decode-cycle',
@@ -237,19 +246,29 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
     v_stage_mem_ms_one = get('stage_mem_ms_one')
     v_attn_flops_per_context_token = get('attn_flops_per_context_token')
     v_stage_compute_ms = get('stage_compute_ms')
+    v_expert_params = get('expert_params')
+    v_stage_routed_compute_ms = get('stage_routed_compute_ms')
+    v_stage_dense_mem_ms = get('stage_dense_mem_ms')
+    v_stage_expert_mem_ms = get('stage_expert_mem_ms')
+    v_stage_kv_mem_ms = get('stage_kv_mem_ms')
+    v_gpu_tflops_16bit = get('gpu_tflops_16bit')
+    v_stage_attn_compute_ms = get('stage_attn_compute_ms')
+    v_stage_dense_compute_ms = get('stage_dense_compute_ms')
+    v_expert_load_balancer = get('expert_load_balancer')
+    v_expert_load_cv = get('expert_load_cv')
+    v_expert_imbalance = get('expert_imbalance')
+    v_eplb_imbalance = get('eplb_imbalance')
+    v_stage_kernels_ms = get('stage_kernels_ms')
     v_stage_tp_ms = get('stage_tp_ms')
     v_stage_tp_ms_one = get('stage_tp_ms_one')
-    v_ep_link_latency_us = get('ep_link_latency_us')
     v_ep_link_gbs = get('ep_link_gbs')
+    v_stage_ep_bytes_ms = get('stage_ep_bytes_ms')
+    v_ep_link_latency_us = get('ep_link_latency_us')
     v_stage_ep_ms = get('stage_ep_ms')
     v_stage_ep_ms_one = get('stage_ep_ms_one')
     v_pp_link_latency_us = get('pp_link_latency_us')
     v_pp_handoff_ms = get('pp_handoff_ms')
     v_pp_handoff_ms_one = get('pp_handoff_ms_one')
-    v_expert_load_balancer = get('expert_load_balancer')
-    v_expert_load_cv = get('expert_load_cv')
-    v_expert_imbalance = get('expert_imbalance')
-    v_eplb_imbalance = get('eplb_imbalance')
     v_layer_overhead_ms = get('layer_overhead_ms')
     v_stage_step_ms = get('stage_step_ms')
     v_tbo_gain_decode = get('tbo_gain_decode')
@@ -1673,6 +1692,186 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_stage_compute_ms = None
             env['stage_compute_ms'] = v_stage_compute_ms
             trace['stage_compute_ms'] = 'stage-compute-time'
+    if 'stage_routed_compute_ms' not in trace:
+        if v_model_kind is None or v_gpu_tflops is None:
+            h = None
+        else:
+            try:
+                h = bool(v_model_kind == 'moe' and v_gpu_tflops is not None)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['stage-routed-compute-time'].evaluate(env) is True
+        if h:
+            if v_expert_params is None or v_experts_per_tok is None or v_n_experts is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+                v_stage_routed_compute_ms = None
+            else:
+                try:
+                    v_stage_routed_compute_ms = 2 * v_expert_params * v_experts_per_tok / v_n_experts * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 1000000000)
+                except _ERRORS:
+                    v_stage_routed_compute_ms = None
+                if v_stage_routed_compute_ms.__class__ is float and (v_stage_routed_compute_ms != v_stage_routed_compute_ms or v_stage_routed_compute_ms in _INFINITE):
+                    v_stage_routed_compute_ms = None
+            env['stage_routed_compute_ms'] = v_stage_routed_compute_ms
+            trace['stage_routed_compute_ms'] = 'stage-routed-compute-time'
+    if 'stage_dense_mem_ms' not in trace:
+        if v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+            v_stage_dense_mem_ms = None
+        else:
+            try:
+                v_stage_dense_mem_ms = v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
+            except _ERRORS:
+                v_stage_dense_mem_ms = None
+            if v_stage_dense_mem_ms.__class__ is float and (v_stage_dense_mem_ms != v_stage_dense_mem_ms or v_stage_dense_mem_ms in _INFINITE):
+                v_stage_dense_mem_ms = None
+        env['stage_dense_mem_ms'] = v_stage_dense_mem_ms
+        trace['stage_dense_mem_ms'] = 'stage-dense-memory-time'
+    if 'stage_expert_mem_ms' not in trace:
+        if v_stage_weight_bytes is None or v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+            v_stage_expert_mem_ms = None
+        else:
+            try:
+                v_stage_expert_mem_ms = (v_stage_weight_bytes - v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp)) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
+            except _ERRORS:
+                v_stage_expert_mem_ms = None
+            if v_stage_expert_mem_ms.__class__ is float and (v_stage_expert_mem_ms != v_stage_expert_mem_ms or v_stage_expert_mem_ms in _INFINITE):
+                v_stage_expert_mem_ms = None
+        env['stage_expert_mem_ms'] = v_stage_expert_mem_ms
+        trace['stage_expert_mem_ms'] = 'stage-expert-memory-time'
+    if 'stage_kv_mem_ms' not in trace:
+        if v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_micro_batch is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+            v_stage_kv_mem_ms = None
+        else:
+            try:
+                v_stage_kv_mem_ms = v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
+            except _ERRORS:
+                v_stage_kv_mem_ms = None
+            if v_stage_kv_mem_ms.__class__ is float and (v_stage_kv_mem_ms != v_stage_kv_mem_ms or v_stage_kv_mem_ms in _INFINITE):
+                v_stage_kv_mem_ms = None
+        env['stage_kv_mem_ms'] = v_stage_kv_mem_ms
+        trace['stage_kv_mem_ms'] = 'stage-kv-memory-time'
+    if 'stage_attn_compute_ms' not in trace:
+        if v_gpu_tflops_16bit is None:
+            h = None
+        else:
+            try:
+                h = bool(v_gpu_tflops_16bit is not None)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['stage-attention-compute-time'].evaluate(env) is True
+        if h:
+            if v_attn_flops_per_context_token is None or v_kv_context_tokens is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops_16bit is None or v_compute_efficiency is None:
+                v_stage_attn_compute_ms = None
+            else:
+                try:
+                    v_stage_attn_compute_ms = v_attn_flops_per_context_token * v_kv_context_tokens * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops_16bit * v_compute_efficiency * 1000000000)
+                except _ERRORS:
+                    v_stage_attn_compute_ms = None
+                if v_stage_attn_compute_ms.__class__ is float and (v_stage_attn_compute_ms != v_stage_attn_compute_ms or v_stage_attn_compute_ms in _INFINITE):
+                    v_stage_attn_compute_ms = None
+            env['stage_attn_compute_ms'] = v_stage_attn_compute_ms
+            trace['stage_attn_compute_ms'] = 'stage-attention-compute-time'
+    if 'stage_dense_compute_ms' not in trace:
+        if v_gpu_tflops is None:
+            h = None
+        else:
+            try:
+                h = bool(v_gpu_tflops is not None)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['stage-dense-compute-time'].evaluate(env) is True
+        if h:
+            if v_active_params is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None or v_stage_routed_compute_ms is None:
+                v_stage_dense_compute_ms = None
+            else:
+                try:
+                    v_stage_dense_compute_ms = 2 * v_active_params * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 1000000000) - v_stage_routed_compute_ms
+                except _ERRORS:
+                    v_stage_dense_compute_ms = None
+                if v_stage_dense_compute_ms.__class__ is float and (v_stage_dense_compute_ms != v_stage_dense_compute_ms or v_stage_dense_compute_ms in _INFINITE):
+                    v_stage_dense_compute_ms = None
+            env['stage_dense_compute_ms'] = v_stage_dense_compute_ms
+            trace['stage_dense_compute_ms'] = 'stage-dense-compute-time'
+    if 'expert_imbalance' not in trace:
+        if v_ep is None or v_expert_load_balancer is None:
+            h = None
+        else:
+            try:
+                h = bool(v_ep > 1 and v_expert_load_balancer == 'off')
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['expert-imbalance'].evaluate(env) is True
+        if h:
+            if v_expert_load_cv is None or v_ep is None or v_n_experts is None:
+                v_expert_imbalance = None
+            else:
+                try:
+                    v_expert_imbalance = 1 + v_expert_load_cv * _power(2 * _log(v_ep) * v_ep / v_n_experts, 0.5)
+                except _ERRORS:
+                    v_expert_imbalance = None
+                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
+                    v_expert_imbalance = None
+            env['expert_imbalance'] = v_expert_imbalance
+            trace['expert_imbalance'] = 'expert-imbalance'
+    if 'expert_imbalance' not in trace:
+        if v_ep is None or v_expert_load_balancer is None:
+            h = None
+        else:
+            try:
+                h = bool(v_ep > 1 and v_expert_load_balancer == 'on')
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['expert-imbalance-eplb'].evaluate(env) is True
+        if h:
+            if v_eplb_imbalance is None:
+                v_expert_imbalance = None
+            else:
+                try:
+                    v_expert_imbalance = v_eplb_imbalance
+                except _ERRORS:
+                    v_expert_imbalance = None
+                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
+                    v_expert_imbalance = None
+            env['expert_imbalance'] = v_expert_imbalance
+            trace['expert_imbalance'] = 'expert-imbalance-eplb'
+    if 'expert_imbalance' not in trace:
+        if v_ep is None:
+            h = None
+        else:
+            try:
+                h = bool(v_ep == 1)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['expert-imbalance-none'].evaluate(env) is True
+        if h:
+            if False:
+                v_expert_imbalance = None
+            else:
+                try:
+                    v_expert_imbalance = 1
+                except _ERRORS:
+                    v_expert_imbalance = None
+                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
+                    v_expert_imbalance = None
+            env['expert_imbalance'] = v_expert_imbalance
+            trace['expert_imbalance'] = 'expert-imbalance-none'
+    if 'stage_kernels_ms' not in trace:
+        if v_stage_dense_mem_ms is None or v_stage_dense_compute_ms is None or v_stage_expert_mem_ms is None or v_stage_routed_compute_ms is None or v_expert_imbalance is None or v_stage_kv_mem_ms is None or v_stage_attn_compute_ms is None:
+            v_stage_kernels_ms = None
+        else:
+            try:
+                v_stage_kernels_ms = max(v_stage_dense_mem_ms, v_stage_dense_compute_ms) + max(v_stage_expert_mem_ms, v_stage_routed_compute_ms * v_expert_imbalance) + max(v_stage_kv_mem_ms, v_stage_attn_compute_ms)
+            except _ERRORS:
+                v_stage_kernels_ms = None
+            if v_stage_kernels_ms.__class__ is float and (v_stage_kernels_ms != v_stage_kernels_ms or v_stage_kernels_ms in _INFINITE):
+                v_stage_kernels_ms = None
+        env['stage_kernels_ms'] = v_stage_kernels_ms
+        trace['stage_kernels_ms'] = 'stage-kernel-time'
     if 'stage_tp_ms' not in trace:
         if v_tp is None:
             h = None
@@ -1761,6 +1960,50 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_stage_tp_ms_one = None
             env['stage_tp_ms_one'] = v_stage_tp_ms_one
             trace['stage_tp_ms_one'] = 'stage-allreduce-none-one'
+    if 'stage_ep_bytes_ms' not in trace:
+        if v_ep is None:
+            h = None
+        else:
+            try:
+                h = bool(v_ep > 1)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['stage-alltoall-bytes-time'].evaluate(env) is True
+        if h:
+            if v_moe_layers is None or v_pp is None or v_micro_batch is None or v_experts_per_tok is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep is None or v_ep_link_gbs is None:
+                v_stage_ep_bytes_ms = None
+            else:
+                try:
+                    v_stage_ep_bytes_ms = v_moe_layers / v_pp * v_micro_batch * v_experts_per_tok * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000)
+                except _ERRORS:
+                    v_stage_ep_bytes_ms = None
+                if v_stage_ep_bytes_ms.__class__ is float and (v_stage_ep_bytes_ms != v_stage_ep_bytes_ms or v_stage_ep_bytes_ms in _INFINITE):
+                    v_stage_ep_bytes_ms = None
+            env['stage_ep_bytes_ms'] = v_stage_ep_bytes_ms
+            trace['stage_ep_bytes_ms'] = 'stage-alltoall-bytes-time'
+    if 'stage_ep_bytes_ms' not in trace:
+        if v_ep is None:
+            h = None
+        else:
+            try:
+                h = bool(v_ep == 1)
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['stage-alltoall-bytes-none'].evaluate(env) is True
+        if h:
+            if False:
+                v_stage_ep_bytes_ms = None
+            else:
+                try:
+                    v_stage_ep_bytes_ms = 0
+                except _ERRORS:
+                    v_stage_ep_bytes_ms = None
+                if v_stage_ep_bytes_ms.__class__ is float and (v_stage_ep_bytes_ms != v_stage_ep_bytes_ms or v_stage_ep_bytes_ms in _INFINITE):
+                    v_stage_ep_bytes_ms = None
+            env['stage_ep_bytes_ms'] = v_stage_ep_bytes_ms
+            trace['stage_ep_bytes_ms'] = 'stage-alltoall-bytes-none'
     if 'stage_ep_ms' not in trace:
         if v_ep is None:
             h = None
@@ -1772,11 +2015,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-alltoall-time'].evaluate(env) is True
         if h:
-            if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_micro_batch is None or v_experts_per_tok is None or v_hidden is None or v_ep_dispatch_bytes is None or v_ep_combine_bytes is None or v_ep is None or v_ep_link_gbs is None:
+            if v_moe_layers is None or v_pp is None or v_ep_link_latency_us is None or v_stage_ep_bytes_ms is None:
                 v_stage_ep_ms = None
             else:
                 try:
-                    v_stage_ep_ms = 2 * v_moe_layers / v_pp * v_ep_link_latency_us / 1000 + v_moe_layers / v_pp * v_micro_batch * v_experts_per_tok * v_hidden * (v_ep_dispatch_bytes + v_ep_combine_bytes) * (v_ep - 1) / v_ep / (v_ep_link_gbs * 1000000)
+                    v_stage_ep_ms = 2 * v_moe_layers / v_pp * v_ep_link_latency_us / 1000 + v_stage_ep_bytes_ms
                 except _ERRORS:
                     v_stage_ep_ms = None
                 if v_stage_ep_ms.__class__ is float and (v_stage_ep_ms != v_stage_ep_ms or v_stage_ep_ms in _INFINITE):
@@ -1937,72 +2180,6 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_pp_handoff_ms_one = None
             env['pp_handoff_ms_one'] = v_pp_handoff_ms_one
             trace['pp_handoff_ms_one'] = 'pp-handoff-none-one'
-    if 'expert_imbalance' not in trace:
-        if v_ep is None or v_expert_load_balancer is None:
-            h = None
-        else:
-            try:
-                h = bool(v_ep > 1 and v_expert_load_balancer == 'off')
-            except _ERRORS:
-                h = None
-        if h is None:
-            h = whens['expert-imbalance'].evaluate(env) is True
-        if h:
-            if v_expert_load_cv is None or v_ep is None or v_n_experts is None:
-                v_expert_imbalance = None
-            else:
-                try:
-                    v_expert_imbalance = 1 + v_expert_load_cv * _power(2 * _log(v_ep) * v_ep / v_n_experts, 0.5)
-                except _ERRORS:
-                    v_expert_imbalance = None
-                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
-                    v_expert_imbalance = None
-            env['expert_imbalance'] = v_expert_imbalance
-            trace['expert_imbalance'] = 'expert-imbalance'
-    if 'expert_imbalance' not in trace:
-        if v_ep is None or v_expert_load_balancer is None:
-            h = None
-        else:
-            try:
-                h = bool(v_ep > 1 and v_expert_load_balancer == 'on')
-            except _ERRORS:
-                h = None
-        if h is None:
-            h = whens['expert-imbalance-eplb'].evaluate(env) is True
-        if h:
-            if v_eplb_imbalance is None:
-                v_expert_imbalance = None
-            else:
-                try:
-                    v_expert_imbalance = v_eplb_imbalance
-                except _ERRORS:
-                    v_expert_imbalance = None
-                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
-                    v_expert_imbalance = None
-            env['expert_imbalance'] = v_expert_imbalance
-            trace['expert_imbalance'] = 'expert-imbalance-eplb'
-    if 'expert_imbalance' not in trace:
-        if v_ep is None:
-            h = None
-        else:
-            try:
-                h = bool(v_ep == 1)
-            except _ERRORS:
-                h = None
-        if h is None:
-            h = whens['expert-imbalance-none'].evaluate(env) is True
-        if h:
-            if False:
-                v_expert_imbalance = None
-            else:
-                try:
-                    v_expert_imbalance = 1
-                except _ERRORS:
-                    v_expert_imbalance = None
-                if v_expert_imbalance.__class__ is float and (v_expert_imbalance != v_expert_imbalance or v_expert_imbalance in _INFINITE):
-                    v_expert_imbalance = None
-            env['expert_imbalance'] = v_expert_imbalance
-            trace['expert_imbalance'] = 'expert-imbalance-none'
     if 'stage_step_ms' not in trace:
         if v_ep_backend is None or v_micro_batch is None:
             h = None
@@ -2014,11 +2191,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time'].evaluate(env) is True
         if h:
-            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+            if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+                    v_stage_step_ms = v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
@@ -2036,11 +2213,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time-overlap'].evaluate(env) is True
         if h:
-            if v_stage_mem_ms is None or v_stage_compute_ms is None or v_stage_ep_ms is None or v_tbo_gain_decode is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+            if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_tbo_gain_decode is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = max(max(max(v_stage_mem_ms, v_stage_compute_ms), v_stage_ep_ms), (max(v_stage_mem_ms, v_stage_compute_ms) + v_stage_ep_ms) / (1 + v_tbo_gain_decode)) * v_expert_imbalance + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+                    v_stage_step_ms = max(max(v_stage_kernels_ms, v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)), (v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)) / (1 + v_tbo_gain_decode)) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
@@ -2094,21 +2271,21 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         env['one_user_tps'] = v_one_user_tps
         trace['one_user_tps'] = 'one-user-speed'
     if 'prefill_compute_ms' not in trace:
-        if v_gpu_tflops is None:
+        if v_gpu_tflops is None or v_gpu_tflops_16bit is None:
             h = None
         else:
             try:
-                h = bool(v_gpu_tflops is not None)
+                h = bool(v_gpu_tflops is not None and v_gpu_tflops_16bit is not None)
             except _ERRORS:
                 h = None
         if h is None:
             h = whens['prefill-compute-time'].evaluate(env) is True
         if h:
-            if v_active_params is None or v_attn_flops_per_context_token is None or v_prompt_tokens is None or v_tp is None or v_gpu_tflops is None or v_compute_efficiency is None:
+            if v_active_params is None or v_gpu_tflops is None or v_attn_flops_per_context_token is None or v_prompt_tokens is None or v_gpu_tflops_16bit is None or v_tp is None or v_compute_efficiency is None:
                 v_prefill_compute_ms = None
             else:
                 try:
-                    v_prefill_compute_ms = (2 * v_active_params + v_attn_flops_per_context_token * v_prompt_tokens / 2) * v_prompt_tokens / v_tp / (v_gpu_tflops * v_compute_efficiency * 1000000000)
+                    v_prefill_compute_ms = (2 * v_active_params / v_gpu_tflops + v_attn_flops_per_context_token * v_prompt_tokens / 2 / v_gpu_tflops_16bit) * v_prompt_tokens / v_tp / (v_compute_efficiency * 1000000000)
                 except _ERRORS:
                     v_prefill_compute_ms = None
                 if v_prefill_compute_ms.__class__ is float and (v_prefill_compute_ms != v_prefill_compute_ms or v_prefill_compute_ms in _INFINITE):
