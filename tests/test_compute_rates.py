@@ -52,7 +52,7 @@ def test_the_readme_answer_has_a_time_to_first_token_above_the_physical_floor(en
 def _formula(expr: str, when: str) -> FormulaSpec:
     entry = {
         "id": "compute-unknown",
-        "result": "stage_compute_ms",
+        "result": "stage_dense_compute_ms",
         "expr": expr,
         "when": when,
         "unit": "ms",

@@ -12,7 +12,7 @@ from advisor.kb.expr import power as _power
 from typing import Any
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "f9e26a89b9bfffce"
+SOURCE_HASH = "da658b5b9d3860b6"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -2038,6 +2038,18 @@ def w_stage_allreduce_time_one(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_stage_alltoall_busiest(env: Mapping[str, Any]) -> Any:
+    v_stage_ep_ms = env.get("stage_ep_ms")
+    v_stage_ep_bytes_ms = env.get("stage_ep_bytes_ms")
+    v_expert_imbalance = env.get("expert_imbalance")
+    if v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None:
+        return None
+    try:
+        return v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_stage_alltoall_bytes_none(env: Mapping[str, Any]) -> Any:
     try:
         return 0
@@ -2194,33 +2206,6 @@ def w_stage_attention_compute_time(env: Mapping[str, Any]) -> Any:
         return None
 
 
-def f_stage_compute_time(env: Mapping[str, Any]) -> Any:
-    v_active_params = env.get("active_params")
-    v_attn_flops_per_context_token = env.get("attn_flops_per_context_token")
-    v_kv_context_tokens = env.get("kv_context_tokens")
-    v_micro_batch = env.get("micro_batch")
-    v_tp = env.get("tp")
-    v_pp = env.get("pp")
-    v_gpu_tflops = env.get("gpu_tflops")
-    v_compute_efficiency = env.get("compute_efficiency")
-    if v_active_params is None or v_attn_flops_per_context_token is None or v_kv_context_tokens is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
-        return None
-    try:
-        return (2 * v_active_params + v_attn_flops_per_context_token * v_kv_context_tokens) * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 1000000000)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def w_stage_compute_time(env: Mapping[str, Any]) -> Any:
-    v_gpu_tflops = env.get("gpu_tflops")
-    if v_gpu_tflops is None:
-        return None
-    try:
-        return bool(v_gpu_tflops is not None)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
 def f_stage_dense_compute_time(env: Mapping[str, Any]) -> Any:
     v_active_params = env.get("active_params")
     v_micro_batch = env.get("micro_batch")
@@ -2264,16 +2249,13 @@ def f_stage_dense_memory_time(env: Mapping[str, Any]) -> Any:
 
 def f_stage_expert_memory_time(env: Mapping[str, Any]) -> Any:
     v_stage_weight_bytes = env.get("stage_weight_bytes")
-    v_weights_bytes = env.get("weights_bytes")
-    v_expert_fraction = env.get("expert_fraction")
-    v_tp = env.get("tp")
-    v_pp = env.get("pp")
     v_mem_bw_gbs = env.get("mem_bw_gbs")
     v_mem_bw_efficiency = env.get("mem_bw_efficiency")
-    if v_stage_weight_bytes is None or v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+    v_stage_dense_mem_ms = env.get("stage_dense_mem_ms")
+    if v_stage_weight_bytes is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None or v_stage_dense_mem_ms is None:
         return None
     try:
-        return (v_stage_weight_bytes - v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp)) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
+        return v_stage_weight_bytes / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000) - v_stage_dense_mem_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2304,21 +2286,6 @@ def f_stage_kv_memory_time(env: Mapping[str, Any]) -> Any:
         return None
     try:
         return v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
-    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
-        return None
-
-
-def f_stage_memory_time(env: Mapping[str, Any]) -> Any:
-    v_stage_weight_bytes = env.get("stage_weight_bytes")
-    v_kv_bytes_per_token_per_gpu = env.get("kv_bytes_per_token_per_gpu")
-    v_kv_context_tokens = env.get("kv_context_tokens")
-    v_micro_batch = env.get("micro_batch")
-    v_mem_bw_gbs = env.get("mem_bw_gbs")
-    v_mem_bw_efficiency = env.get("mem_bw_efficiency")
-    if v_stage_weight_bytes is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_micro_batch is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
-        return None
-    try:
-        return (v_stage_weight_bytes + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2384,17 +2351,15 @@ def w_stage_routed_compute_time(env: Mapping[str, Any]) -> Any:
 
 def f_stage_step_time(env: Mapping[str, Any]) -> Any:
     v_stage_kernels_ms = env.get("stage_kernels_ms")
-    v_stage_ep_ms = env.get("stage_ep_ms")
-    v_stage_ep_bytes_ms = env.get("stage_ep_bytes_ms")
-    v_expert_imbalance = env.get("expert_imbalance")
+    v_stage_comm_ms = env.get("stage_comm_ms")
     v_stage_tp_ms = env.get("stage_tp_ms")
     v_n_layers = env.get("n_layers")
     v_pp = env.get("pp")
     v_layer_overhead_ms = env.get("layer_overhead_ms")
-    if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+    if v_stage_kernels_ms is None or v_stage_comm_ms is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
         return None
     try:
-        return v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+        return v_stage_kernels_ms + v_stage_comm_ms + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -2412,18 +2377,16 @@ def w_stage_step_time(env: Mapping[str, Any]) -> Any:
 
 def f_stage_step_time_overlap(env: Mapping[str, Any]) -> Any:
     v_stage_kernels_ms = env.get("stage_kernels_ms")
-    v_stage_ep_ms = env.get("stage_ep_ms")
-    v_stage_ep_bytes_ms = env.get("stage_ep_bytes_ms")
-    v_expert_imbalance = env.get("expert_imbalance")
+    v_stage_comm_ms = env.get("stage_comm_ms")
     v_tbo_gain_decode = env.get("tbo_gain_decode")
     v_stage_tp_ms = env.get("stage_tp_ms")
     v_n_layers = env.get("n_layers")
     v_pp = env.get("pp")
     v_layer_overhead_ms = env.get("layer_overhead_ms")
-    if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_tbo_gain_decode is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+    if v_stage_kernels_ms is None or v_stage_comm_ms is None or v_tbo_gain_decode is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
         return None
     try:
-        return max(max(v_stage_kernels_ms, v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)), (v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)) / (1 + v_tbo_gain_decode)) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+        return max(max(v_stage_kernels_ms, v_stage_comm_ms), (v_stage_kernels_ms + v_stage_comm_ms) / (1 + v_tbo_gain_decode)) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -3271,6 +3234,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-allreduce-none-one": f_stage_allreduce_none_one,
     "stage-allreduce-time": f_stage_allreduce_time,
     "stage-allreduce-time-one": f_stage_allreduce_time_one,
+    "stage-alltoall-busiest": f_stage_alltoall_busiest,
     "stage-alltoall-bytes-none": f_stage_alltoall_bytes_none,
     "stage-alltoall-bytes-time": f_stage_alltoall_bytes_time,
     "stage-alltoall-none": f_stage_alltoall_none,
@@ -3278,13 +3242,11 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-alltoall-time": f_stage_alltoall_time,
     "stage-alltoall-time-one": f_stage_alltoall_time_one,
     "stage-attention-compute-time": f_stage_attention_compute_time,
-    "stage-compute-time": f_stage_compute_time,
     "stage-dense-compute-time": f_stage_dense_compute_time,
     "stage-dense-memory-time": f_stage_dense_memory_time,
     "stage-expert-memory-time": f_stage_expert_memory_time,
     "stage-kernel-time": f_stage_kernel_time,
     "stage-kv-memory-time": f_stage_kv_memory_time,
-    "stage-memory-time": f_stage_memory_time,
     "stage-memory-time-one": f_stage_memory_time_one,
     "stage-routed-compute-none": f_stage_routed_compute_none,
     "stage-routed-compute-time": f_stage_routed_compute_time,
@@ -3420,7 +3382,6 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "stage-alltoall-time": w_stage_alltoall_time,
     "stage-alltoall-time-one": w_stage_alltoall_time_one,
     "stage-attention-compute-time": w_stage_attention_compute_time,
-    "stage-compute-time": w_stage_compute_time,
     "stage-dense-compute-time": w_stage_dense_compute_time,
     "stage-routed-compute-none": w_stage_routed_compute_none,
     "stage-routed-compute-time": w_stage_routed_compute_time,
@@ -3563,6 +3524,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-allreduce-none-one": ((), ('tp',)),
     "stage-allreduce-time": (('activation_bytes_per_token', 'micro_batch', 'n_layers', 'pp', 'ring_factor', 'tp_link_gbs', 'tp_link_latency_us'), ('tp',)),
     "stage-allreduce-time-one": (('activation_bytes_per_token', 'n_layers', 'pp', 'ring_factor', 'tp_link_gbs', 'tp_link_latency_us'), ('tp',)),
+    "stage-alltoall-busiest": (('expert_imbalance', 'stage_ep_bytes_ms', 'stage_ep_ms'), ()),
     "stage-alltoall-bytes-none": ((), ('ep',)),
     "stage-alltoall-bytes-time": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'experts_per_tok', 'hidden', 'micro_batch', 'moe_layers', 'pp'), ('ep',)),
     "stage-alltoall-none": ((), ('ep',)),
@@ -3570,18 +3532,16 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stage-alltoall-time": (('ep_link_latency_us', 'moe_layers', 'pp', 'stage_ep_bytes_ms'), ('ep',)),
     "stage-alltoall-time-one": (('ep', 'ep_combine_bytes', 'ep_dispatch_bytes', 'ep_link_gbs', 'ep_link_latency_us', 'experts_per_tok', 'hidden', 'moe_layers', 'pp'), ('ep',)),
     "stage-attention-compute-time": (('attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops_16bit', 'kv_context_tokens', 'micro_batch', 'pp', 'tp'), ('gpu_tflops_16bit',)),
-    "stage-compute-time": (('active_params', 'attn_flops_per_context_token', 'compute_efficiency', 'gpu_tflops', 'kv_context_tokens', 'micro_batch', 'pp', 'tp'), ('gpu_tflops',)),
     "stage-dense-compute-time": (('active_params', 'compute_efficiency', 'gpu_tflops', 'micro_batch', 'pp', 'stage_routed_compute_ms', 'tp'), ('gpu_tflops',)),
     "stage-dense-memory-time": (('expert_fraction', 'mem_bw_efficiency', 'mem_bw_gbs', 'pp', 'tp', 'weights_bytes'), ()),
-    "stage-expert-memory-time": (('expert_fraction', 'mem_bw_efficiency', 'mem_bw_gbs', 'pp', 'stage_weight_bytes', 'tp', 'weights_bytes'), ()),
+    "stage-expert-memory-time": (('mem_bw_efficiency', 'mem_bw_gbs', 'stage_dense_mem_ms', 'stage_weight_bytes'), ()),
     "stage-kernel-time": (('expert_imbalance', 'stage_attn_compute_ms', 'stage_dense_compute_ms', 'stage_dense_mem_ms', 'stage_expert_mem_ms', 'stage_kv_mem_ms', 'stage_routed_compute_ms'), ()),
     "stage-kv-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch'), ()),
-    "stage-memory-time": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'micro_batch', 'stage_weight_bytes'), ()),
     "stage-memory-time-one": (('kv_bytes_per_token_per_gpu', 'kv_context_tokens', 'mem_bw_efficiency', 'mem_bw_gbs', 'stage_weight_bytes_one'), ()),
     "stage-routed-compute-none": ((), ('model_kind',)),
     "stage-routed-compute-time": (('compute_efficiency', 'expert_params', 'experts_per_tok', 'gpu_tflops', 'micro_batch', 'n_experts', 'pp', 'tp'), ('gpu_tflops', 'model_kind')),
-    "stage-step-time": (('expert_imbalance', 'layer_overhead_ms', 'n_layers', 'pp', 'stage_ep_bytes_ms', 'stage_ep_ms', 'stage_kernels_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
-    "stage-step-time-overlap": (('expert_imbalance', 'layer_overhead_ms', 'n_layers', 'pp', 'stage_ep_bytes_ms', 'stage_ep_ms', 'stage_kernels_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
+    "stage-step-time": (('layer_overhead_ms', 'n_layers', 'pp', 'stage_comm_ms', 'stage_kernels_ms', 'stage_tp_ms'), ('ep_backend', 'micro_batch')),
+    "stage-step-time-overlap": (('layer_overhead_ms', 'n_layers', 'pp', 'stage_comm_ms', 'stage_kernels_ms', 'stage_tp_ms', 'tbo_gain_decode'), ('ep_backend', 'micro_batch')),
     "stage-weights-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-moe": (('expert_batch', 'expert_fraction', 'expert_shards', 'experts_per_tok', 'n_experts', 'pp', 'tp', 'weights_bytes'), ('model_kind',)),
     "stage-weights-one-dense": (('pp', 'tp', 'weights_bytes'), ('model_kind',)),
@@ -3723,6 +3683,7 @@ TEMPLATES: dict[str, str] = {
     'stage-allreduce-none-one': '0',
     'stage-allreduce-time': '2 × {n_layers} / {pp} × ({tp_link_latency_us} / 1000 + {ring_factor} × {micro_batch} × {activation_bytes_per_token} / ({tp_link_gbs} × 10^6))',
     'stage-allreduce-time-one': '2 × {n_layers} / {pp} × ({tp_link_latency_us} / 1000 + {ring_factor} × {activation_bytes_per_token} / ({tp_link_gbs} × 10^6))',
+    'stage-alltoall-busiest': '{stage_ep_ms} + {stage_ep_bytes_ms} × ({expert_imbalance} - 1)',
     'stage-alltoall-bytes-none': '0',
     'stage-alltoall-bytes-time': '{moe_layers} / {pp} × {micro_batch} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
     'stage-alltoall-none': '0',
@@ -3730,18 +3691,16 @@ TEMPLATES: dict[str, str] = {
     'stage-alltoall-time': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {stage_ep_bytes_ms}',
     'stage-alltoall-time-one': '2 × {moe_layers} / {pp} × {ep_link_latency_us} / 1000 + {moe_layers} / {pp} × {experts_per_tok} × {hidden} × ({ep_dispatch_bytes} + {ep_combine_bytes}) × ({ep} - 1) / {ep} / ({ep_link_gbs} × 10^6)',
     'stage-attention-compute-time': '{attn_flops_per_context_token} × {kv_context_tokens} × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops_16bit} × {compute_efficiency} × 10^9)',
-    'stage-compute-time': '(2 × {active_params} + {attn_flops_per_context_token} × {kv_context_tokens}) × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops} × {compute_efficiency} × 10^9)',
     'stage-dense-compute-time': '2 × {active_params} × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops} × {compute_efficiency} × 10^9) - {stage_routed_compute_ms}',
     'stage-dense-memory-time': '{weights_bytes} × (1 - {expert_fraction}) / ({tp} × {pp}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
-    'stage-expert-memory-time': '({stage_weight_bytes} - {weights_bytes} × (1 - {expert_fraction}) / ({tp} × {pp})) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
+    'stage-expert-memory-time': '{stage_weight_bytes} / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6) - {stage_dense_mem_ms}',
     'stage-kernel-time': 'max({stage_dense_mem_ms}, {stage_dense_compute_ms}) + max({stage_expert_mem_ms}, {stage_routed_compute_ms} × {expert_imbalance}) + max({stage_kv_mem_ms}, {stage_attn_compute_ms})',
     'stage-kv-memory-time': '{kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch} / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
-    'stage-memory-time': '({stage_weight_bytes} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens} × {micro_batch}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-memory-time-one': '({stage_weight_bytes_one} + {kv_bytes_per_token_per_gpu} × {kv_context_tokens}) / ({mem_bw_gbs} × {mem_bw_efficiency} × 10^6)',
     'stage-routed-compute-none': '0',
     'stage-routed-compute-time': '2 × {expert_params} × {experts_per_tok} / {n_experts} × {micro_batch} / ({tp} × {pp}) / ({gpu_tflops} × {compute_efficiency} × 10^9)',
-    'stage-step-time': '{stage_kernels_ms} + {stage_ep_ms} + {stage_ep_bytes_ms} × ({expert_imbalance} - 1) + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
-    'stage-step-time-overlap': 'max(max({stage_kernels_ms}, {stage_ep_ms} + {stage_ep_bytes_ms} × ({expert_imbalance} - 1)), ({stage_kernels_ms} + {stage_ep_ms} + {stage_ep_bytes_ms} × ({expert_imbalance} - 1)) / (1 + {tbo_gain_decode})) + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
+    'stage-step-time': '{stage_kernels_ms} + {stage_comm_ms} + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
+    'stage-step-time-overlap': 'max(max({stage_kernels_ms}, {stage_comm_ms}), ({stage_kernels_ms} + {stage_comm_ms}) / (1 + {tbo_gain_decode})) + {stage_tp_ms} + {n_layers} / {pp} × {layer_overhead_ms}',
     'stage-weights-dense': '{weights_bytes} / ({tp} × {pp})',
     'stage-weights-moe': '({weights_bytes} × (1 - {expert_fraction}) / {tp} + {weights_bytes} × {expert_fraction} / {expert_shards} × (1 - (1 - {experts_per_tok} / {n_experts})^{expert_batch})) / {pp}',
     'stage-weights-one-dense': '{weights_bytes} / ({tp} × {pp})',
@@ -3874,7 +3833,6 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'stage-alltoall-time': ('cmp', ('name', 'ep'), ('Gt',), (('const', 1),)),
     'stage-alltoall-time-one': ('cmp', ('name', 'ep'), ('Gt',), (('const', 1),)),
     'stage-attention-compute-time': ('known', ('name', 'gpu_tflops_16bit')),
-    'stage-compute-time': ('known', ('name', 'gpu_tflops')),
     'stage-dense-compute-time': ('known', ('name', 'gpu_tflops')),
     'stage-routed-compute-none': ('cmp', ('name', 'model_kind'), ('NotEq',), (('const', 'moe'),)),
     'stage-routed-compute-time': ('and', (('cmp', ('name', 'model_kind'), ('Eq',), (('const', 'moe'),)), ('known', ('name', 'gpu_tflops')))),

@@ -16,7 +16,7 @@ from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "f9e26a89b9bfffce"
+SOURCE_HASH = "da658b5b9d3860b6"
 LAYOUT_IDS = (
     'expert-shards',
     'independent-copies',
@@ -83,9 +83,7 @@ LAYOUT_IDS = (
     'stage-weights-dense',
     'stage-weights-one-moe',
     'stage-weights-one-dense',
-    'stage-memory-time',
     'stage-memory-time-one',
-    'stage-compute-time',
     'stage-routed-compute-time',
     'stage-dense-memory-time',
     'stage-expert-memory-time',
@@ -104,6 +102,7 @@ LAYOUT_IDS = (
     'stage-alltoall-bytes-none',
     'stage-alltoall-time',
     'stage-alltoall-none',
+    'stage-alltoall-busiest',
     'stage-alltoall-time-one',
     'stage-alltoall-none-one',
     'pp-handoff-time',
@@ -242,16 +241,14 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
     v_stage_weight_bytes_one = get('stage_weight_bytes_one')
     v_kv_context_tokens = get('kv_context_tokens')
     v_mem_bw_efficiency = get('mem_bw_efficiency')
-    v_stage_mem_ms = get('stage_mem_ms')
     v_stage_mem_ms_one = get('stage_mem_ms_one')
-    v_attn_flops_per_context_token = get('attn_flops_per_context_token')
-    v_stage_compute_ms = get('stage_compute_ms')
     v_expert_params = get('expert_params')
     v_stage_routed_compute_ms = get('stage_routed_compute_ms')
     v_stage_dense_mem_ms = get('stage_dense_mem_ms')
     v_stage_expert_mem_ms = get('stage_expert_mem_ms')
     v_stage_kv_mem_ms = get('stage_kv_mem_ms')
     v_gpu_tflops_16bit = get('gpu_tflops_16bit')
+    v_attn_flops_per_context_token = get('attn_flops_per_context_token')
     v_stage_attn_compute_ms = get('stage_attn_compute_ms')
     v_stage_dense_compute_ms = get('stage_dense_compute_ms')
     v_expert_load_balancer = get('expert_load_balancer')
@@ -265,6 +262,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
     v_stage_ep_bytes_ms = get('stage_ep_bytes_ms')
     v_ep_link_latency_us = get('ep_link_latency_us')
     v_stage_ep_ms = get('stage_ep_ms')
+    v_stage_comm_ms = get('stage_comm_ms')
     v_stage_ep_ms_one = get('stage_ep_ms_one')
     v_pp_link_latency_us = get('pp_link_latency_us')
     v_pp_handoff_ms = get('pp_handoff_ms')
@@ -1646,18 +1644,6 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_stage_weight_bytes_one = None
             env['stage_weight_bytes_one'] = v_stage_weight_bytes_one
             trace['stage_weight_bytes_one'] = 'stage-weights-one-dense'
-    if 'stage_mem_ms' not in trace:
-        if v_stage_weight_bytes is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_micro_batch is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
-            v_stage_mem_ms = None
-        else:
-            try:
-                v_stage_mem_ms = (v_stage_weight_bytes + v_kv_bytes_per_token_per_gpu * v_kv_context_tokens * v_micro_batch) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
-            except _ERRORS:
-                v_stage_mem_ms = None
-            if v_stage_mem_ms.__class__ is float and (v_stage_mem_ms != v_stage_mem_ms or v_stage_mem_ms in _INFINITE):
-                v_stage_mem_ms = None
-        env['stage_mem_ms'] = v_stage_mem_ms
-        trace['stage_mem_ms'] = 'stage-memory-time'
     if 'stage_mem_ms_one' not in trace:
         if v_stage_weight_bytes_one is None or v_kv_bytes_per_token_per_gpu is None or v_kv_context_tokens is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
             v_stage_mem_ms_one = None
@@ -1670,28 +1656,6 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                 v_stage_mem_ms_one = None
         env['stage_mem_ms_one'] = v_stage_mem_ms_one
         trace['stage_mem_ms_one'] = 'stage-memory-time-one'
-    if 'stage_compute_ms' not in trace:
-        if v_gpu_tflops is None:
-            h = None
-        else:
-            try:
-                h = bool(v_gpu_tflops is not None)
-            except _ERRORS:
-                h = None
-        if h is None:
-            h = whens['stage-compute-time'].evaluate(env) is True
-        if h:
-            if v_active_params is None or v_attn_flops_per_context_token is None or v_kv_context_tokens is None or v_micro_batch is None or v_tp is None or v_pp is None or v_gpu_tflops is None or v_compute_efficiency is None:
-                v_stage_compute_ms = None
-            else:
-                try:
-                    v_stage_compute_ms = (2 * v_active_params + v_attn_flops_per_context_token * v_kv_context_tokens) * v_micro_batch / (v_tp * v_pp) / (v_gpu_tflops * v_compute_efficiency * 1000000000)
-                except _ERRORS:
-                    v_stage_compute_ms = None
-                if v_stage_compute_ms.__class__ is float and (v_stage_compute_ms != v_stage_compute_ms or v_stage_compute_ms in _INFINITE):
-                    v_stage_compute_ms = None
-            env['stage_compute_ms'] = v_stage_compute_ms
-            trace['stage_compute_ms'] = 'stage-compute-time'
     if 'stage_routed_compute_ms' not in trace:
         if v_model_kind is None or v_gpu_tflops is None:
             h = None
@@ -1727,11 +1691,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         env['stage_dense_mem_ms'] = v_stage_dense_mem_ms
         trace['stage_dense_mem_ms'] = 'stage-dense-memory-time'
     if 'stage_expert_mem_ms' not in trace:
-        if v_stage_weight_bytes is None or v_weights_bytes is None or v_expert_fraction is None or v_tp is None or v_pp is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None:
+        if v_stage_weight_bytes is None or v_mem_bw_gbs is None or v_mem_bw_efficiency is None or v_stage_dense_mem_ms is None:
             v_stage_expert_mem_ms = None
         else:
             try:
-                v_stage_expert_mem_ms = (v_stage_weight_bytes - v_weights_bytes * (1 - v_expert_fraction) / (v_tp * v_pp)) / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000)
+                v_stage_expert_mem_ms = v_stage_weight_bytes / (v_mem_bw_gbs * v_mem_bw_efficiency * 1000000) - v_stage_dense_mem_ms
             except _ERRORS:
                 v_stage_expert_mem_ms = None
             if v_stage_expert_mem_ms.__class__ is float and (v_stage_expert_mem_ms != v_stage_expert_mem_ms or v_stage_expert_mem_ms in _INFINITE):
@@ -2048,6 +2012,18 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_stage_ep_ms = None
             env['stage_ep_ms'] = v_stage_ep_ms
             trace['stage_ep_ms'] = 'stage-alltoall-none'
+    if 'stage_comm_ms' not in trace:
+        if v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None:
+            v_stage_comm_ms = None
+        else:
+            try:
+                v_stage_comm_ms = v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)
+            except _ERRORS:
+                v_stage_comm_ms = None
+            if v_stage_comm_ms.__class__ is float and (v_stage_comm_ms != v_stage_comm_ms or v_stage_comm_ms in _INFINITE):
+                v_stage_comm_ms = None
+        env['stage_comm_ms'] = v_stage_comm_ms
+        trace['stage_comm_ms'] = 'stage-alltoall-busiest'
     if 'stage_ep_ms_one' not in trace:
         if v_ep is None:
             h = None
@@ -2191,11 +2167,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time'].evaluate(env) is True
         if h:
-            if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+            if v_stage_kernels_ms is None or v_stage_comm_ms is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+                    v_stage_step_ms = v_stage_kernels_ms + v_stage_comm_ms + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
@@ -2213,11 +2189,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['stage-step-time-overlap'].evaluate(env) is True
         if h:
-            if v_stage_kernels_ms is None or v_stage_ep_ms is None or v_stage_ep_bytes_ms is None or v_expert_imbalance is None or v_tbo_gain_decode is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
+            if v_stage_kernels_ms is None or v_stage_comm_ms is None or v_tbo_gain_decode is None or v_stage_tp_ms is None or v_n_layers is None or v_pp is None or v_layer_overhead_ms is None:
                 v_stage_step_ms = None
             else:
                 try:
-                    v_stage_step_ms = max(max(v_stage_kernels_ms, v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)), (v_stage_kernels_ms + v_stage_ep_ms + v_stage_ep_bytes_ms * (v_expert_imbalance - 1)) / (1 + v_tbo_gain_decode)) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
+                    v_stage_step_ms = max(max(v_stage_kernels_ms, v_stage_comm_ms), (v_stage_kernels_ms + v_stage_comm_ms) / (1 + v_tbo_gain_decode)) + v_stage_tp_ms + v_n_layers / v_pp * v_layer_overhead_ms
                 except _ERRORS:
                     v_stage_step_ms = None
                 if v_stage_step_ms.__class__ is float and (v_stage_step_ms != v_stage_step_ms or v_stage_step_ms in _INFINITE):
