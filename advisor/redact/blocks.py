@@ -31,6 +31,7 @@ _SECRET_FILE = re.compile(
     r"|api[_-]?key|apikey|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|htpasswd|\.git-credentials|auth|pass|passphrase"
     r"|pwd|pw|psk)(?:$|[._-])"
 )
+_SETTING = re.compile(r"[ \t]{0,8}[A-Za-z_][\w.-]{0,127}=")
 _OUTPUT_TOKEN = re.compile(r"[ \t]{0,8}[^\s$#>]{8,4096}[ \t]{0,8}")
 _PUTTY = re.compile(r"Private-Lines:[ \t]{0,8}(\d{1,4})[ \t]{0,8}$", re.M)
 _MAC = re.compile(r"Private-MAC:[ \t]{0,8}([0-9A-Za-z+/=]{8,256})")
@@ -104,8 +105,8 @@ def _made_output(text: str) -> Iterator[Span]:
         if "pubkey" in command or "public" in command.lower():
             continue  # wg pubkey, ssh-keygen -y: what they print is public
         for at, line in following_lines(text, m.end() + 1):
-            if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")):
-                break
+            if not _OUTPUT_TOKEN.fullmatch(line) or line.strip().startswith(("-----", "```")) or _SETTING.match(line):
+                break  # NODE_ENV=production after "# rotate via 1Password": a setting, which its name judges
             lead = len(line) - len(line.lstrip())
             yield at + lead, at + len(line.rstrip())
 
@@ -197,9 +198,35 @@ def _items(text: str, start: int, end: int, indent: int) -> Iterator[Span]:
             if lead <= indent:
                 return
             m = _ITEM.match(text, at, line_end)
-            if m and not _plain_setting(m.group(2)):
+            if m and not _plain_setting(m.group(2)) and not public_encoded(m.group(3)):
                 yield m.start(3), line_end
         at = line_end + 1
+
+
+# what a public certificate or key starts with, once decoded (a kubernetes.io/tls Secret's tls.crt, ca.crt)
+_PUBLIC_HEADS = (
+    b"-----BEGIN CERTIFICATE",
+    b"-----BEGIN PUBLIC KEY",
+    b"-----BEGIN X509 CRL",
+    b"ssh-ed25519 ",
+    b"ssh-rsa ",
+    b"ecdsa-sha2-",
+)
+
+
+def public_encoded(value: str) -> bool:
+    """Whether a base64 value decodes to a certificate or a public key: published by design, not hidden."""
+    import base64
+    import binascii
+
+    head = value.strip().strip("\"'")[:32]
+    if len(head) < 32:
+        return False
+    try:
+        decoded = base64.b64decode(head, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.startswith(_PUBLIC_HEADS)
 
 
 def _plain_setting(name: str) -> bool:

@@ -330,7 +330,10 @@ _REF = re.compile(
 
 
 def _address(value: str) -> bool:
-    return all(int(octet) <= 255 for octet in value.split("."))
+    """A dotted quad that an address can be: octets up to 255, none written with a leading zero (no tool
+    prints 10.0.50.07; iDRAC 7.10.50.00 and BIOS 2.10.01.00 are versions)."""
+    octets = value.split(".")
+    return all(int(o) <= 255 and (o == "0" or not o.startswith("0")) for o in octets)
 
 
 @lru_cache(maxsize=1)

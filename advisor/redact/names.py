@@ -52,7 +52,7 @@ def _judge(name: str) -> Strength | None:
                 best = level
     if best is None:
         return None
-    if any(w in names.neutral for w in found) and not (best == "strong" and found[-1] in credential_words):
+    if any(w in names.neutral for w in found) and not _ends_in_credential(found, best, credential_words, names):
         return None  # max_tokens, password_file; but UV_INDEX_PRIVATE_PASSWORD ends in what it is
     if public(found) and not any(w in names.strong and not w.endswith("key") for w in credential_words):
         return None  # publishableKey, recaptchaSiteKey, algoliaSearchOnlyKey: public by design
@@ -60,6 +60,14 @@ def _judge(name: str) -> Strength | None:
         if any(w in names.neutral_for.get(_base(word, names), ()) for w in found):
             return None
     return best
+
+
+def _ends_in_credential(found: tuple[str, ...], best: Strength, credential_words: list[str], names: Names) -> bool:
+    """A name that ends in what it is, whatever words stand before it: a strong word (UV_INDEX_PRIVATE_PASSWORD)
+    or a qualified one (LABEL_STUDIO_API_KEY: "label" is neutral, but "api key" ends it)."""
+    if found[-1] not in credential_words:
+        return False
+    return best == "strong" or (len(found) >= 2 and found[-2] in names.qualifiers)
 
 
 def _word_strength(word: str, found: tuple[str, ...], names: Names) -> Strength | None:

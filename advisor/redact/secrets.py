@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from advisor.redact import blocks
+from advisor.redact import blocks, forms
 from advisor.redact.names import public, strength, words
 from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
 from advisor.redact.vocabulary import Call, Command, Prefix, SafeNames, vocabulary
@@ -39,7 +39,6 @@ LIST_KEY = re.compile(r"(?m)^[ \t]{0,32}(?:-[ \t]{1,4})?([A-Za-z_][\w.-]{0,127})
 PGPASS = re.compile(
     r"(?m)^[ \t]{0,8}[\w.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:((?:[^\s:\\]|\\[^\n]){1,512})[ \t]{0,8}$"
 )
-DIGEST_RESPONSE = re.compile(r"(?i)\bresponse=\"?([0-9a-f]{16,128})")
 # a password hash in crypt(3) form ($1$, $2b$, $5$, $6$, $y$ yescrypt, $argon2id$, $scrypt$): /etc/shadow,
 # htpasswd, a database's user table; offline it gives the password, so it is hidden like one
 CRYPT = re.compile(
@@ -60,8 +59,10 @@ MYSQL_HASH = re.compile(r"(?<![\w*])(\*[0-9A-F]{40})(?![\w])")
 # Redis: ACL SETUSER name on >password ~keys +@cmds
 REDIS_ACL = re.compile(r"(?i)\bACL[ \t]{1,4}SETUSER\b[^\n]{0,200}?[ \t]>([^\s]{1,256})")
 # a configuration line `name value` (nslcd's bindpw, msmtprc's password, radius secret): the name at the line's
-# start, one or more spaces, the rest of the line its value
-CONFIG_LINE = re.compile(r"(?m)^[ \t]{0,32}([A-Za-z_][\w.-]{1,63})[ \t]{1,16}([^\s=:#\\{\[(\"'][^\n#]{0,511})$")
+# start, one or more spaces, the rest of the line its value (up to a comment: " #" after a space)
+CONFIG_LINE = re.compile(r"(?m)^[ \t]{0,32}([A-Za-z_][\w.-]{1,63})[ \t]{1,16}([^\s=:#\\{\[(\"'][^\n]{0,511})$")
+_COMMENT = re.compile(r"[ \t]#")
+_OPTION_WORDS = re.compile(r"(?:--?[a-z][\w-]{0,31}[ \t]{1,4}){1,4}")  # kickstart's rootpw --plaintext X
 # a login that is an e-mail address and its secret after a colon (postfix sasl_passwd, .git-credentials maps,
 # `user@example.com:password` in a paste)
 LOGIN_SECRET = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}:([^\s:@\"'<>]{8,512})")
@@ -134,6 +135,7 @@ def find(text: str, safe: SafeNames) -> Iterator[Span]:
     yield from _schemes(text)
     yield from _userinfo(text)
     yield from _commands(text)
+    yield from forms.find(text)
     yield from _prose(text, safe)
     yield from _runs(text, safe)
     if any(q in text for q in "\"'-"):
@@ -188,9 +190,25 @@ def _basic_pairs(text: str) -> Iterator[Span]:
 
 
 def _xml_elements(text: str, safe: SafeNames) -> Iterator[Span]:
+    """<password>X</password>, and a property's value named by its sibling: Hadoop's and Hive's
+    <name>javax.jdo.option.ConnectionPassword</name><value>X</value>, web.xml's param-name/param-value."""
+    names = vocabulary().names
+    pair_names, pair_values = frozenset(names.pair_names), frozenset(names.pair_values)
+    pending, pending_level = -1, "strong"
     for m in XML_ELEMENT.finditer(text):
-        level = strength(m.group(1).rsplit(":", 1)[-1])
-        if level is not None and hidden(m.group(2).strip(), level, safe):
+        element = m.group(1).rsplit(":", 1)[-1].lower()
+        inner = m.group(2).strip()
+        if element in pair_names or element.endswith("-name"):
+            level_of_name = strength(inner)
+            pending, pending_level = (m.end() + 400, level_of_name) if level_of_name else (-1, "strong")
+            continue
+        if (element in pair_values or element.endswith("-value")) and m.start() <= pending:
+            pending = -1
+            if not path(inner) and hidden(inner, pending_level, safe):
+                yield m.span(2)
+            continue
+        level = strength(element)
+        if level is not None and hidden(inner, level, safe):
             yield m.span(2)
 
 
@@ -218,13 +236,20 @@ def _spans_of(pattern: re.Pattern[str], placeholder: bool = False) -> Callable[[
 
 def _config_lines(text: str, _safe: SafeNames) -> Iterator[Span]:
     for m in CONFIG_LINE.finditer(text):
-        value = m.group(2).rstrip()
-        if strength(m.group(1)) != "strong" or reference(value) or path(value) or value.lower() in _not_values():
+        if strength(m.group(1)) != "strong":
+            continue
+        value, at = m.group(2), m.start(2)
+        comment = _COMMENT.search(value)
+        value = (value[: comment.start()] if comment else value).rstrip()
+        options = _OPTION_WORDS.match(value)
+        if options and options.end() < len(value):  # rootpw --iscrypted $6$..., rootpw --plaintext X
+            value, at = value[options.end() :], at + options.end()
+        if reference(value) or path(value) or value.lower() in _not_values():
             continue
         words_ = value.split()
         spoken = len(words_) > 1 and (len(words_) > 6 or any(w.lower() in _prose_words() for w in words_))
         if not spoken:  # "password required for root" is a sentence; "faou opds hbnt woof" an app password
-            yield m.start(2), m.start(2) + len(value)
+            yield at, at + len(value)
 
 
 def _login_secrets(text: str, _safe: SafeNames) -> Iterator[Span]:
@@ -285,7 +310,10 @@ def hidden(value: str, level: str, safe: SafeNames) -> bool:
     return not digest(v) and secret_looking(v)
 
 
-_SPEC = re.compile(r"[a-z][\w-]{0,31}=[^,=\s]{1,256}(?:,[a-z][\w-]{0,31}=[^,=\s]{1,256}){0,16}")
+# BuildKit's secret and ssh mount options (docker buildx build --secret id=hf,env=HF_TOKEN): where a secret
+# comes from, not the secret; a key outside them (b=FzN4...) is a password holding "="
+_SPEC_KEYS = r"(?:id|env|src|source|type|target|dst|destination|required|mode|uid|gid)"
+_SPEC = re.compile(_SPEC_KEYS + r"=[^,=\s]{1,256}(?:," + _SPEC_KEYS + r"=[^,=\s]{1,256}){0,16}")
 
 
 def not_values() -> frozenset[str]:
@@ -367,8 +395,7 @@ def _assignments_of(
             continue
         raw, start = _unquote(m.group(value_group), m.start(value_group))
         if low in pair_values and m.start() <= pending:
-            if not reference(raw) and not path(raw) and len(raw) >= 3:
-                yield start, start + len(raw)
+            yield from _pair_value(raw, start)
             pending = -1
             continue
         if low in pair_names:
@@ -376,9 +403,28 @@ def _assignments_of(
             pending = m.end() + 400 if strength(raw) in ("strong", "medium") else -1
             if level is None:
                 continue
-        if level is None or _quantity_before(text, m.start()):
-            continue
-        yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
+        if level is None:
+            yield from _inner(pattern, quoted, text, m, value_group, safe, depth)
+        elif not _quantity_before(text, m.start()):
+            if level == "weak" and _qualified_by_parent(text, m.start()):
+                level = "medium"  # 'crypt' => ['key' => '<32 hex>']: Magento's encryption key
+            yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
+
+
+def _pair_value(raw: str, start: int) -> Iterator[Span]:
+    """The secret of a name/value pair's value field (name: HF_TOKEN ... value: X)."""
+    if not reference(raw) and not path(raw) and len(raw) >= 3:
+        inside = _secrets_inside(raw, start)
+        yield from ((start, start + len(raw)),) if inside is None else inside
+
+
+def _qualified_by_parent(text: str, at: int) -> bool:
+    """Whether the key above a bare `key` or `pass` qualifies it (crypt: key:, smtp: pass:)."""
+    parent = parent_name(text, at)
+    if parent is None:
+        return False
+    names, found = vocabulary().names, words(parent)
+    return any(w in names.qualifiers for w in found) and not any(w in names.neutral for w in found)
 
 
 def _quantity_before(text: str, start: int) -> bool:
@@ -409,18 +455,67 @@ def _assigned(text: str, a: _Assignment, raw: str, start: int, level: str, safe:
         yield from _cookie_pairs(raw, start, safe)
         return
     scheme = _scheme_of(raw)
-    if scheme.strip().lower() == "digest":
-        # RFC 7616: username, realm, nonce, uri, qop, nc and cnonce are sent in the clear; response is the secret
-        for d in DIGEST_RESPONSE.finditer(raw):
-            yield start + d.start(1), start + d.end(1)
-        return
     if scheme:
         start, raw = start + len(scheme), raw[len(scheme) :].strip()
         start = text.find(raw, start) if raw else start
+        params = _auth_params(raw, start)
+        if params is not None:
+            yield from params  # Digest's response, SigV4's Signature: the rest is sent in the clear
+            return
     elif level != "strong" and " " in raw.strip():
         return  # a token or a key is one word: "token: 80 or 160 per layer" is prose
-    if raw and not _names_another(raw, level, a.name) and hidden(raw, level, safe):
-        yield start, start + len(raw)
+    if not raw or _names_another(raw, level, a.name) or not hidden(raw, level, safe):
+        return
+    inside = _secrets_inside(raw, start)
+    yield from ((start, start + len(raw)),) if inside is None else inside
+
+
+# an authentication scheme's parameters (RFC 7235 auth-param: name=value or name="value", comma-separated)
+AUTH_PARAM = re.compile(r"([A-Za-z][\w-]{0,63})[ \t]{0,2}=[ \t]{0,2}(\"[^\"\n]{0,4096}\"|[^\s,\"]{1,4096})")
+
+
+def _auth_params(raw: str, start: int) -> list[Span] | None:
+    """The secret parameters of a scheme's credentials given as auth-params, or None where they are one token
+    (Bearer eyJ...): the parameters their specifications send in the clear (Digest's username, realm, nonce;
+    SigV4's Credential scope and SignedHeaders) stay, the others (response, Signature) are hidden."""
+    found = list(AUTH_PARAM.finditer(raw))
+    at = 0
+    for m in found:  # the parameters must make up the whole value: base64's trailing "=" is no parameter
+        if raw[at : m.start()].strip(" \t,") or m.group(2).startswith("="):
+            return None
+        at = m.end()
+    if not found or raw[at:].strip(" \t,"):
+        return None
+    public = _public_params()
+    out = []
+    for m in found:
+        value, at = _unquote(m.group(2), m.start(2))
+        if m.group(1).lower() not in public and len(value) >= 4 and not reference(value):
+            out.append((start + at, start + at + len(value)))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _public_params() -> frozenset[str]:
+    return frozenset(p.lower() for p in vocabulary().names.auth_params_public)
+
+
+_QUERY_PARAM = re.compile(r"(?:^|[?&;])([A-Za-z_][\w.-]{0,127})=([^&;#\s\"']{1,4096})")
+
+
+def _secrets_inside(raw: str, start: int) -> list[Span] | None:
+    """Where a credential's value is a structure that shows its own secret, that secret alone: a URL's
+    user-info password (SENTRY_DSN: https://<public key>:<secret>@host/1), the credential parameters of a
+    signed query (rds_token: host:5432/?Action=connect&...&X-Amz-Signature=...); None where the value is
+    no such structure, or one whose secret parts no name shows (then the whole value is the secret)."""
+    if USERINFO.match(raw):
+        return [(start + a, start + b) for a, b in _userinfo(raw)]
+    if raw.count("=") < 2 or not ("&" in raw or "?" in raw):
+        return None
+    named = [m for m in _QUERY_PARAM.finditer(raw) if strength(m.group(1)) is not None]
+    if not named:
+        return None
+    return [(start + m.start(2), start + m.end(2)) for m in named if not reference(m.group(2))]
 
 
 def _names_another(raw: str, level: str, name: str) -> bool:
@@ -430,7 +525,15 @@ def _names_another(raw: str, level: str, name: str) -> bool:
     found = words(name)
     if len(raw) < 8 and level != "strong" and SESSION_WORDS.intersection(found):
         return True
+    if _OBJECT_NAME.fullmatch(raw) and _NAMING_WORDS.intersection(found):
+        return True  # existingSecret: inference-redis, secretRef: hf-cache: a Kubernetes object's name
     return _names_a_credential(raw) and bool(POINTER_WORDS.intersection(found))
+
+
+# words that make a setting the name of a stored secret rather than the secret (Helm's existingSecret,
+# secretRef, secretName), and a Kubernetes object's name (RFC 1123 labels: lower case, digits, '-', '.')
+_NAMING_WORDS = frozenset({"existing", "ref", "secretref"})
+_OBJECT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?){0,8}")
 
 
 COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]{0,4}([^=;\s]{1,128})=([^;\n]{0,4096})")
@@ -495,6 +598,8 @@ def _flags(text: str, safe: SafeNames) -> Iterator[Span]:
 def _schemes(text: str) -> Iterator[Span]:
     for m in SCHEME.finditer(text):
         value = m.group(1).rstrip(_TRAILING)
+        if value.startswith("-") or _ASSIGNED.match(text, m.start(1)):
+            continue  # docker login -u bot --password-stdin, "job token CI_JOB_TOKEN=...": not a token
         if any(c.isdigit() or c in "+/=._~-" for c in value) and not slot(value):
             yield m.start(1), m.start(1) + len(value)
 
@@ -512,13 +617,14 @@ def _userinfo(text: str) -> Iterator[Span]:
 @lru_cache(maxsize=1)
 def _other_prose() -> re.Pattern[str]:
     """'le mot de passe est X', 'パスワードは X', 'la contraseña es: X': the vocabulary's words for a password
-    in other languages, a linking word or particle, then the value (the same groups as PROSE)."""
+    in other languages, a particle or a suffix written onto the word ('sandinya', 'รหัสผ่านของเครื่อง'), up to
+    six words and a linking word, then the value (the same groups as PROSE)."""
     names = vocabulary().names
     words = "|".join(re.escape(w) for w in sorted(names.prose_names, key=len, reverse=True))
     links = "|".join(re.escape(w) for w in sorted(names.prose_links, key=len, reverse=True))
     attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
     return re.compile(
-        rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached})?"
+        rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached}|[^\x00-\x7f\s：，。]{{1,24}}(?=[ \t]))?"
         rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,6}}?[ \t]{{1,4}}(?:{links})(?![\w]))?)"
         r"[ \t]{0,4}[:=：]?[ \t]{0,4}"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
@@ -592,11 +698,16 @@ def _ascii_prose_names() -> tuple[str, ...]:
     return tuple(w.lower() for w in vocabulary().names.prose_names if w.isascii())
 
 
+_ASSIGNED = re.compile(r"[A-Za-z_][\w.-]{0,127}=(?![=\s]|$)")  # NAME=value; base64's padding is no assignment
+
+
 def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool:
     """Whether a word after "password", "token" ... in prose is the secret: a password-like word after a
     linking word ("is", "lautet", ":"), a secret-looking one directly after the name."""
     if reference(value) or safe.word(value) or value.lower() in _not_values() or _ADDRESS.fullmatch(value):
         return False
+    if _ASSIGNED.match(value):
+        return False  # "job token CI_JOB_TOKEN=[MASKED]": an assignment, which its name judges
     if slot(value):
         return False  # vault kv get -field=token secret/gpu/ngc: a path in a store, not the token
     if not linked:
@@ -711,7 +822,7 @@ _DESCRIBING = frozenset({"algorithm", "alg", "type", "kind", "mode", "format", "
 
 
 # the name a line ends in: `DbPassword:`, `variable "db_password" {`, `[section]`
-_PARENT = re.compile(r"([A-Za-z_][\w.-]{0,127})[\"'\]]?[ \t]{0,4}[:={]?[ \t]{0,4}\{?[ \t]{0,4}$")
+_PARENT = re.compile(r"([A-Za-z_][\w.-]{0,127})[\"'\]]?[ \t]{0,4}(?:=>|[:={])?[ \t]{0,4}[\[{]?[ \t]{0,4}$")
 PARENT_LINES = 8
 
 
@@ -968,7 +1079,7 @@ def _command_pattern() -> tuple[re.Pattern[str], dict[str, tuple[Command, ...]]]
 # a call whose first argument names a setting and whose second is its literal default or value:
 # os.environ.get("HF_TOKEN", "hf_..."), envOr("MP_ACCESS_TOKEN", "APP_USR-..."), headers.set("X-Api-Key", "...")
 NAMED_ARGUMENT = re.compile(
-    r"\([ \t]{0,8}([\"'])([A-Za-z_][\w.-]{0,127})\1[ \t]{0,8},[ \t]{0,8}([\"'])([^\"'\n]{3,4096})\3[ \t]{0,8}[,)]"
+    r"\([ \t]{0,8}([\"'])([A-Za-z_][\w.-]{0,127})\1[ \t]{0,8},[ \t]{0,64}([\"'])([^\"'\n]{3,4096})\3[ \t]{0,8}[,)]"
 )
 
 
@@ -990,13 +1101,25 @@ def _calls(text: str, _safe: SafeNames) -> Iterator[Span]:
     for m in pattern.finditer(text):
         line_end = text.find("\n", m.end())
         end = len(text) if line_end < 0 else line_end
-        for n, arg in enumerate(_ARGUMENT.finditer(text, m.end(), end), 1):
+        call = table[m.group(1)]
+        arg = _nth_argument(text, m.end(), end, -1 if call.last else call.argument)
+        if arg is not None:
             value = arg.group(1)
-            if n == table[m.group(1)].argument:
-                if value[:1] in "\"'" and len(value) > 4 and not reference(value[1:-1]):
-                    if value[1:-1].lower() not in _not_values():
-                        yield arg.start(1) + 1, arg.end(1) - 1
-                break
+            if value[:1] in "\"'" and len(value) > 4 and not reference(value[1:-1]):
+                if value[1:-1].lower() not in _not_values():
+                    yield arg.start(1) + 1, arg.end(1) - 1
+
+
+def _nth_argument(text: str, start: int, end: int, place: int) -> re.Match[str] | None:
+    """The call's argument at `place` (from 1; -1: the last, up to the call's closing bracket)."""
+    last = None
+    for n, arg in enumerate(_ARGUMENT.finditer(text, start, end), 1):
+        if n == place:
+            return arg
+        last = arg
+        if arg.group(0).rstrip().endswith(")") or n >= 32:
+            break
+    return last if place == -1 else None
 
 
 # one argument of a call and what ends it: a string literal or anything up to the next comma or bracket

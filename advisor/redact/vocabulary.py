@@ -34,11 +34,20 @@ class Command(Record):
     argument: int = key(default=0, doc="the nth argument after the `after` word is the secret (0: none)")
 
 
+class StdinReader(Record):
+    """A command that reads a secret from its standard input: what is piped into it is the secret."""
+
+    command: str = key(doc="the program's name as typed")
+    when: tuple[str, ...] = key(default=(), doc="only with one of these options (docker login --password-stdin)")
+    form: str = key(default="secret", choices=("secret", "user"), doc="the input: the secret, or user:secret lines")
+
+
 class Call(Record):
     """A function or constructor that takes a password by its place among the arguments."""
 
     call: str = key(doc="the name as written before its '(' (PDO, mysqli_connect, DriverManager.getConnection)")
-    argument: int = key(doc="the password's place, from 1")
+    argument: int = key(default=0, doc="the password's place, from 1")
+    last: bool = key(default=False, doc="the last argument is it (login(user, password), login(token))")
 
 
 class Prefix(Record):
@@ -72,6 +81,9 @@ class Names(Record):
         default=(), doc="particles written onto the name without a space ('は', '是')"
     )
     schemes: tuple[str, ...] = key(doc="authentication schemes a header value starts with")
+    auth_params_public: tuple[str, ...] = key(
+        default=(), doc="a scheme's parameters sent in the clear by its specification (Digest's nonce)"
+    )
     pair_names: tuple[str, ...] = key(doc="fields whose value names the next value field (name: HF_TOKEN)")
     pair_values: tuple[str, ...] = key(doc="the value fields of such pairs")
     public: tuple[str, ...] = key(
@@ -84,6 +96,9 @@ class Names(Record):
     plain_data: tuple[str, ...] = key(
         default=(), doc="last words of a Kubernetes Secret's key that hold who or where, not a secret (DB_HOST)"
     )
+    login_pairs: tuple[str, ...] = key(
+        default=(), doc="last words of a setting whose value is user:secret (squid's login=)"
+    )
     inherit: tuple[str, ...] = key(
         default=(), doc="keys that hold the value of the key above them (CloudFormation's Default, HCL's default)"
     )
@@ -95,6 +110,7 @@ class Vocabulary(Record):
     names: Names = key(doc="the credential-name model")
     commands: tuple[Command, ...] = key(doc="commands whose options take a secret")
     calls: tuple[Call, ...] = key(default=(), doc="calls that take a password by its place")
+    stdin_readers: tuple[StdinReader, ...] = key(default=(), doc="commands that read a secret from stdin")
     version_words: tuple[str, ...] = key(doc="words before a dotted number that make it a version")
     public_domains: tuple[str, ...] = key(default=(), doc="domains of public services: their hosts are no secret")
     service_labels: tuple[str, ...] = key(
