@@ -81,6 +81,24 @@ HIDDEN = [
         "0bcd5777346a56530a1e81cf08d3ed5d",
         "'crypt' => [",
     ),
+    # database shells' password options (Vertica's vsql -w, ClickHouse, Cassandra)
+    (
+        "$ vsql -h dw.corp.internal -U dbadmin -w 'qs8dLbA+PwlpJ_4jwZ' -d warehouse",
+        "qs8dLbA+PwlpJ_4jwZ",
+        "-d warehouse",
+    ),
+    ("cqlsh cass-0 -u cassandra -p Birch_Lynx_4410", "Birch_Lynx_4410", "cqlsh"),
+    # a key that stands in a URL's path (a capability URL), a Blockfrost project id by its prefix
+    (
+        "value: https://cronitor.link/p/12cffe0abfdc70542db0b2ccd1c3ba37/gpu-nightly",
+        "12cffe0abfdc70542db0b2ccd1c3ba37",
+        "/gpu-nightly",
+    ),
+    ('project_id: "mainnetQRJuDZKwH5RUibvsiBSu2GWodgciP9Kx"', "mainnetQRJuDZKwH5RUibvsiBSu2GWodgciP9Kx", "project_id"),
+    # a password holding "=" in a sentence; a colon after the sentence's words (Hungarian, Hebrew, Finnish)
+    ("A root jelszó a head node-on: gQx_45GeZNp=DSEoy — nyugodtan", "gQx_45GeZNp=DSEoy", "head node-on: "),
+    ("שלום, הסיסמה של משתמש ADMIN ב-BMC של השרת היא Y0=xgyRAQUEiac — תוכלו", "Y0=xgyRAQUEiac", "ADMIN"),
+    ("Palvelimen salasana on kTyh=0Cgrz9B4BM ja käyttäjätunnus on admin", "kTyh=0Cgrz9B4BM", "käyttäjätunnus"),
     # a password in a sentence: Hindi, Arabic, Thai, Greek, Indonesian
     ("नमस्ते, staging VM का पासवर्ड nadi4471_Nadi है, कृपया", "nadi4471_Nadi", "staging VM का पासवर्ड "),
     ("مرحباً، كلمة المرور لحساب المراقبة هي Sahra2022-19 ويرجى", "Sahra2022-19", "كلمة المرور"),
@@ -122,6 +140,19 @@ KEPT = [
     ("gpg --recv-keys 7B4E2F1A9C3D5E6F7A8B9C0D1E2F3A4B5C6D7E8F", "7B4E2F1A9C3D5E6F7A8B9C0D1E2F3A4B5C6D7E8F"),
     ("Server: iDRAC9 7.10.50.00", "iDRAC9 7.10.50.00"),
     ("# rotate via 1Password: op://platform/.env/\nNODE_ENV=production", "NODE_ENV=production"),
+    # a key's id, a stored secret's ARN, where Drone takes a secret from, a WireGuard public key
+    ('RAZORPAY_KEY_ID = "rzp_live_R9Z7tvqX2BPgZ1"  # public, goes to checkout.js', "rzp_live_R9Z7tvqX2BPgZ1"),
+    (
+        'db_secret_arn = "arn:aws:secretsmanager:eu-central-1:123456789012:secret:prod/dns-WFLK9G"',
+        "arn:aws:secretsmanager:eu-central-1:123456789012:secret:prod/dns-WFLK9G",
+    ),
+    ("      password:\n        from_secret: registry_password", "from_secret: registry_password"),
+    ("  public key: 9sW3MqZvWWbKtJPUyDGPzODVCQzLy4H2YYYJo05hlW8=", "9sW3MqZvWWbKtJPUyDGPzODVCQzLy4H2YYYJo05hlW8="),
+    # a commit in a code host's URL, a run's id after runs/
+    (
+        "see https://github.com/vllm-project/vllm/commit/8b6be37bc7b9e2ef67a0dba1c566ce5cb77b6ca9",
+        "8b6be37bc7b9e2ef67a0dba1c566ce5cb77b6ca9",
+    ),
     # a job variable's name in prose, a Bot user's name before an option
     ('echo "job token CI_JOB_TOKEN=[MASKED]"', "CI_JOB_TOKEN=[MASKED]"),
     ("docker login ghcr.io -u bot --password-stdin", "--password-stdin"),

@@ -50,8 +50,8 @@ def _judge(name: str) -> Strength | None:
             credential_words.append(word)
             if best is None or _RANK[level] > _RANK[best]:
                 best = level
-    if best is None:
-        return None
+    if best is None or (best == "weak" and found[-1] in ("id", "ids")):
+        return None  # RAZORPAY_KEY_ID: an unqualified key's id names it; signing.keyId, private_key_id stay
     if any(w in names.neutral for w in found) and not _ends_in_credential(found, best, credential_words, names):
         return None  # max_tokens, password_file; but UV_INDEX_PRIVATE_PASSWORD ends in what it is
     if public(found) and not any(w in names.strong and not w.endswith("key") for w in credential_words):

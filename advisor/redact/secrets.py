@@ -21,7 +21,7 @@ from functools import lru_cache
 from advisor.redact import blocks, forms
 from advisor.redact.names import public, strength, words
 from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
-from advisor.redact.vocabulary import Call, Command, Prefix, SafeNames, vocabulary
+from advisor.redact.vocabulary import Call, Command, Prefix, SafeNames, public_host, vocabulary
 
 Span = tuple[int, int]
 
@@ -142,6 +142,8 @@ def find(text: str, safe: SafeNames) -> Iterator[Span]:
         yield from _strong_passwords(text)
     if "hook" in text.lower():
         yield from _webhooks(text)
+    if "://" in text:
+        yield from _capability_paths(text)
     for m in NETRC.finditer(text):
         if not reference(m.group(1)):
             yield m.span(1)
@@ -405,7 +407,9 @@ def _assignments_of(
                 continue
         if level is None:
             yield from _inner(pattern, quoted, text, m, value_group, safe, depth)
-        elif not _quantity_before(text, m.start()):
+        elif not _quantity_before(text, m.start()) and not _PUBLIC_BEFORE.search(
+            text, max(0, m.start() - 8), m.start()
+        ):
             if level == "weak" and _qualified_by_parent(text, m.start()):
                 level = "medium"  # 'crypt' => ['key' => '<32 hex>']: Magento's encryption key
             yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
@@ -532,8 +536,8 @@ def _names_another(raw: str, level: str, name: str) -> bool:
 
 # words that make a setting the name of a stored secret rather than the secret (Helm's existingSecret,
 # secretRef, secretName), and a Kubernetes object's name (RFC 1123 labels: lower case, digits, '-', '.')
-_NAMING_WORDS = frozenset({"existing", "ref", "secretref"})
-_OBJECT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?){0,8}")
+_NAMING_WORDS = frozenset({"existing", "ref", "secretref", "from"})  # Drone's from_secret: registry_password
+_OBJECT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9_-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]{0,61}[a-z0-9])?){0,8}")
 
 
 COOKIE_PAIR = re.compile(r"(?:^|;)[ \t]{0,4}([^=;\s]{1,128})=([^;\n]{0,4096})")
@@ -625,7 +629,7 @@ def _other_prose() -> re.Pattern[str]:
     attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
     return re.compile(
         rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached}|[^\x00-\x7f\s：，。]{{1,24}}(?=[ \t]))?"
-        rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,6}}?[ \t]{{1,4}}(?:{links})(?![\w]))?)"
+        rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,6}}?(?:[ \t]{{1,4}}(?:{links})(?![\w])|(?=[:：])))?)"
         r"[ \t]{0,4}[:=：]?[ \t]{0,4}"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|„[^“”\n]{1,256}[“”]|»[^«\n]{1,256}«|«[^»\n]{1,256}»"
         r"|「[^」\n]{1,256}」|[^\s\"'`„»«「，。、；：！？）]{4,256})"
@@ -650,12 +654,17 @@ _SLASHED_WORDS = re.compile(r"[a-z0-9_-]{1,64}(?:/[a-z0-9_.-]{1,64}){1,16}/?")
 _DIGEST_BEFORE = re.compile(r"(?i)(?:hash|digest|checksum|fingerprint|sha256|sha1|md5)[ \t(]{1,4}$")
 
 
+_PUBLIC_BEFORE = re.compile(r"(?i)(?<![\w])(?:public|pub)[ \t_-]{1,2}$")
+
+
 def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
     judged: dict[tuple[str, bool], bool] = {}
     for m in _prose_matches(text):
         value, start = m.group(3), m.start(3)
         if _DIGEST_BEFORE.search(text, max(0, m.start() - 16), m.start()):
             continue
+        if _PUBLIC_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+            continue  # WireGuard's "public key: 8sW3...=": public by its name
         if value[0] in "\"'`„»«「":
             inner = value[1:-1]
             sure = m.group(1).lower().startswith(_PROSE_STRONG)
@@ -698,7 +707,8 @@ def _ascii_prose_names() -> tuple[str, ...]:
     return tuple(w.lower() for w in vocabulary().names.prose_names if w.isascii())
 
 
-_ASSIGNED = re.compile(r"[A-Za-z_][\w.-]{0,127}=(?![=\s]|$)")  # NAME=value; base64's padding is no assignment
+# NAME=value, name.key=value: a variable's name (capitals or small letters, not a password's mix: hTyh=0Cgrz9)
+_ASSIGNED = re.compile(r"(?:[A-Z_][A-Z0-9_]{2,127}|[a-z_][a-z0-9_.-]{2,127})=(?![=\s]|$)")
 
 
 def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool:
@@ -962,6 +972,34 @@ def _webhooks(text: str) -> Iterator[Span]:
             marked = marked or hook
             if path[piece.end() : piece.end() + 1] in ("?", "#"):
                 break
+
+
+_HEX_KEY = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
+
+
+def _capability_paths(text: str) -> Iterator[Span]:
+    """A key that stands in a URL's path (a capability URL: cronitor.link/p/<key>/job, a QuickNode
+    endpoint's /<token>/): a segment of 32 or more hex digits or a random token, unless the segment before
+    it names what the hex is (a commit, a blob, a run, a digest) or the host is a public code or model host,
+    whose paths carry commit and object ids."""
+    objects = _url_object_words()
+    for m in WEBHOOK.finditer(text):
+        host = m.group(1)
+        if public_host(host):
+            continue
+        at, previous = m.start(2), ""
+        for piece in re.finditer(r"[^/?#&=;\n]{1,512}", m.group(2)):
+            word = piece.group(0)
+            if previous not in objects and (_HEX_KEY.fullmatch(word) or random_token(word)):
+                yield at + piece.start(), at + piece.end()
+            previous = word.lower()
+            if m.group(2)[piece.end() : piece.end() + 1] in ("?", "#"):
+                break
+
+
+@lru_cache(maxsize=1)
+def _url_object_words() -> frozenset[str]:
+    return frozenset(vocabulary().names.url_object_words)
 
 
 def _jwt(body: str) -> bool:

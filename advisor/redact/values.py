@@ -18,6 +18,8 @@ _REFERENCE = re.compile(
     r"|\$\(|\$\{\{|%[A-Za-z_][\w]{0,128}%$|\{\{|<[^<>\n]{0,200}>$|\[[A-Za-z _-]{0,40}\]$"
     r"|(?:[*xX•.]){3,}$|[\w.-]{0,24}?\*{3,}|[\w-]{0,16}?-x{4,}$|[\w-]{0,16}?\.{3}\w{0,8}$|…$|(?:secret|host|ip|mac|user|email|serial|uuid|gpu-uuid|guid)-\d{1,9}$"
     r"|(?:env|vault|op|secretsmanager|ssm|gcp-secret|azure-keyvault|file|keyring):"
+    # an AWS ARN of a stored secret or parameter names where it is (arn:aws:secretsmanager:region:acct:secret:x)
+    r"|arn:aws[\w-]{0,16}:(?:secretsmanager|ssm|kms):"
     # HCL and code that read a secret from elsewhere: var.db_password, local.x, os.environ["X"], process.env.X
     r"|(?:var|local|data|module|each|self)\.[A-Za-z_][\w]{0,128}(?:\.[\w\[\]\"-]{1,128}){0,6}$"
     r"|(?:os\.environ|os\.getenv|process\.env|ENV|System\.getenv|System\.get_env|Environment\.GetEnvironmentVariable)\b"

@@ -96,6 +96,9 @@ class Names(Record):
     plain_data: tuple[str, ...] = key(
         default=(), doc="last words of a Kubernetes Secret's key that hold who or where, not a secret (DB_HOST)"
     )
+    url_object_words: tuple[str, ...] = key(
+        default=(), doc="URL path segments after which a hex or random segment is an object's id (commit)"
+    )
     login_pairs: tuple[str, ...] = key(
         default=(), doc="last words of a setting whose value is user:secret (squid's login=)"
     )
