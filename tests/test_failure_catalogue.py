@@ -345,7 +345,9 @@ def test_every_other_capture_stays_quiet(cli):
     loud = {}
     for path in sorted(AUDIT_DATA.iterdir()):
         if (
-            path.name.startswith(("fail_", "held_", "blind1_", "blind2_", "blind3_", "blind4_", "blind5_", "blind6_"))
+            path.name.startswith(
+                ("fail_", "held_", "blind1_", "blind2_", "blind3_", "blind4_", "blind5_", "blind6_", "blind7_")
+            )
             or not path.is_file()
         ):
             continue
