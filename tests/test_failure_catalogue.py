@@ -346,7 +346,18 @@ def test_every_other_capture_stays_quiet(cli):
     for path in sorted(AUDIT_DATA.iterdir()):
         if (
             path.name.startswith(
-                ("fail_", "held_", "blind1_", "blind2_", "blind3_", "blind4_", "blind5_", "blind6_", "blind7_")
+                (
+                    "fail_",
+                    "held_",
+                    "blind1_",
+                    "blind2_",
+                    "blind3_",
+                    "blind4_",
+                    "blind5_",
+                    "blind6_",
+                    "blind7_",
+                    "blind8_",
+                )
             )
             or not path.is_file()
         ):

@@ -99,6 +99,24 @@ HIDDEN = [
     ("A root jelszó a head node-on: gQx_45GeZNp=DSEoy — nyugodtan", "gQx_45GeZNp=DSEoy", "head node-on: "),
     ("שלום, הסיסמה של משתמש ADMIN ב-BMC של השרת היא Y0=xgyRAQUEiac — תוכלו", "Y0=xgyRAQUEiac", "ADMIN"),
     ("Palvelimen salasana on kTyh=0Cgrz9B4BM ja käyttäjätunnus on admin", "kTyh=0Cgrz9B4BM", "käyttäjätunnus"),
+    # an assignment aligned in a column (terraform fmt), a Scale AI key by its prefix
+    ('  password             = "Garnet4340+Breeze"', "Garnet4340+Breeze", "password             = "),
+    (
+        'client = scaleapi.ScaleClient("live_b4ec24e055e93dc0f2b57ec2133d40b6")',
+        "live_b4ec24e055e93dc0f2b57ec2133d40b6",
+        "ScaleClient(",
+    ),
+    # a key in a sentence in Turkish and French
+    (
+        "Sağlayıcının API gizli anahtarı şu: bdf6dbdaba8c828e61ca96df1a3ea29659056fb6",
+        "bdf6dbdaba8c828e61ca96df1a3ea29659056fb6",
+        "gizli anahtarı",
+    ),
+    (
+        "La clé pré-partagée du VPN est tin.carbon.lagoon.ember.78 – identique",
+        "tin.carbon.lagoon.ember.78",
+        "du VPN est ",
+    ),
     # a password in a sentence: Hindi, Arabic, Thai, Greek, Indonesian
     ("नमस्ते, staging VM का पासवर्ड nadi4471_Nadi है, कृपया", "nadi4471_Nadi", "staging VM का पासवर्ड "),
     ("مرحباً، كلمة المرور لحساب المراقبة هي Sahra2022-19 ويرجى", "Sahra2022-19", "كلمة المرور"),
@@ -148,6 +166,20 @@ KEPT = [
     ),
     ("      password:\n        from_secret: registry_password", "from_secret: registry_password"),
     ("  public key: 9sW3MqZvWWbKtJPUyDGPzODVCQzLy4H2YYYJo05hlW8=", "9sW3MqZvWWbKtJPUyDGPzODVCQzLy4H2YYYJo05hlW8="),
+    # a key file at the end of a path, a client id after ["client_id"] =, a template, a placeholder, a
+    # publishable key named in a sentence, a sentence about a USB key
+    ("--tls-keyfile /etc/ssl/private/comfy.lab.key", "/etc/ssl/private/comfy.lab.key"),
+    (
+        '    ["client_id"]     = "3MVG9O.hQpPW7l._.F3xKSJWLY_B9bBR_h3fyKgneycGBScESZJ_b.xIKywTc_iLZ_Z84YE7JRpkBWJQ"',
+        "3MVG9O.hQpPW7l._.F3xKSJWLY_B9bBR_h3fyKgneycGBScESZJ_b.xIKywTc_iLZ_Z84YE7JRpkBWJQ",
+    ),
+    (
+        "    pw: \"{{ lookup('community.hashi_vault.hashi_vault', 'secret=kv/data/ipmi:password') }}\"",
+        "'secret=kv/data/ipmi:password'",
+    ),
+    ("      - SENTRY_DSN=REPLACE_ME_FROM_VAULT", "SENTRY_DSN=REPLACE_ME_FROM_VAULT"),
+    ("클라이언트 키는 live_ck_E5GePWvyJnrK0W0k6q8gLzN97Eoq 입니다.", "live_ck_E5GePWvyJnrK0W0k6q8gLzN97Eoq"),
+    ("La clé USB est branchée sur le nœud 3.", "La clé USB est branchée"),
     # a commit in a code host's URL, a run's id after runs/
     (
         "see https://github.com/vllm-project/vllm/commit/8b6be37bc7b9e2ef67a0dba1c566ce5cb77b6ca9",

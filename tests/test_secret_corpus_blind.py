@@ -1,8 +1,8 @@
-"""The blind secret corpora (tests/data/secrets-blind-1/ to -6/, see their PROVENANCE.md), kept as
-regression tests: 159, 110, 183, 195, 183 and 113 secret kinds six reviewers wrote from vendors'
+"""The blind secret corpora (tests/data/secrets-blind-1/ to -7/, see their PROVENANCE.md), kept as
+regression tests: 159, 110, 183, 195, 183, 113 and 104 secret kinds seven reviewers wrote from vendors'
 documentation, placed in logs, shell history, compose, Kubernetes, Terraform, systemd units, /etc configs,
 source code, JSON, TOML, INI, HTTP and OAuth captures and chats in up to 15 languages, with 253, 236, 515,
-495, 268 and 107 harmless values beside them.
+495, 268, 107 and 147 harmless values beside them.
 Pasted into a recorded chat or gathered by collect, no planted value reaches a written file and every
 harmless value comes through unchanged, except what a corpus's open.yaml lists as still wrong."""
 
@@ -27,6 +27,7 @@ CORPORA = {
     "secrets-blind-4": (22, 195, 495),
     "secrets-blind-5": (22, 183, 268),
     "secrets-blind-6": (27, 113, 107),
+    "secrets-blind-7": (31, 104, 147),
 }
 PLANTED: dict[str, dict[str, dict]] = {
     corpus: {k: v for k, v in yaml.safe_load((DATA / corpus / "planted.yaml").read_text()).items() if k != "sources"}

@@ -747,7 +747,7 @@ def _facts_of_failures(kb: Knowledge) -> None:
         why = "holds too little literal text to match" if m.pattern is None else problem(m.pattern)
         if why:
             raise KnowledgeError(f"message {m.format[:50]!r} {why}", where=m.where)
-    said = {m.cause for m in kb.messages}
+    said = {m.cause for m in kb.messages} | {c for m in kb.messages for c in m.causes.values()}  # a branch's too
     for failure in kb.failures.values():
         for other in failure.unless:
             if other != ANY_FAILURE and other not in kb.failures:

@@ -252,6 +252,18 @@ def _hostname(value: str) -> bool:
     return all(_LABEL.fullmatch(label) for label in name.split("."))
 
 
+# the last parts of file names that no host name ends in (key and certificate files, logs, configs, weights)
+_FILE_ENDINGS = frozenset(
+    "key crt pem cer csr der p12 pfx jks keystore pub log txt json yaml yml toml conf cfg ini env lock pid sock "
+    "safetensors gguf bin pt pth onnx engine plan ckpt npz tar gz tgz bz2 xz zst".split()
+)
+
+
+def _file_in_path(value: str, text: str, start: int) -> bool:
+    """Whether a host-shaped name is the last part of a path that names a file by its ending."""
+    return start > 0 and text[start - 1] in "/\\" and value.rsplit(".", 1)[-1].lower() in _FILE_ENDINGS
+
+
 _KIND = {"ip6": "ip", "ssh-host": "host", "url-host": "host", "prose-host": "host", "registry-host": "host"}
 _DOTTED = re.compile(r"\d{1,4}\.\d{1,4}")
 
@@ -298,6 +310,8 @@ def _keep(kind: str, value: str, m: re.Match[str], text: str, safe: SafeNames) -
         return False
     if kind in _HOST_KINDS and not _hostname(value):
         return False  # https (from `host: https://...`), System.get_env: no host name
+    if kind in _HOST_KINDS and _file_in_path(value, text, m.start(1)):
+        return False  # /etc/ssl/private/comfy.lab.key: a file of a path, not a host
     checks = {
         "ip": lambda: _address(value) and not _version(text, m.start(1), m.end(1)),
         "ip6": lambda: _ipv6(value),

@@ -14,6 +14,7 @@ per distinct name. The spans returned are (start, end) of the values to hide, ne
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -69,7 +70,7 @@ LOGIN_SECRET = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63
 _BLOCK = r"[|>][-+]?(?=[ \t]{0,64}(?:\n|$))"  # a YAML block scalar's indicator: the value is on the next lines
 # "name": "value", 'name' => value, os.environ["NAME"] = value: a quoted name, any operator
 QUOTED_ASSIGNMENT = re.compile(
-    r"([\"'`])([A-Za-z_][\w .$-]{0,127})\1\]?([ \t]{0,8})(:=|=>|=|:)([ \t]{0,8})("
+    r"([\"'`])([A-Za-z_][\w .$-]{0,127})\1\]?([ \t]{0,64})(:=|=>|=|:)([ \t]{0,64})("
     + _QUOTED
     + "|"
     + _BLOCK
@@ -80,7 +81,7 @@ QUOTED_ASSIGNMENT = re.compile(
 # NAME=value, NAME: value, name = value, name => value: a bare name; a colon only before a space or a quote
 # (user:password, host:port and https:// are not assignments)
 BARE_ASSIGNMENT = re.compile(
-    r"([A-Za-z_](?<![\w.-][A-Za-z_])[\w.-]{0,127})\]?([ \t]{0,8})(:=|=>|=|:(?=[ \t\"'`]|$))([ \t]{0,8})"
+    r"([A-Za-z_](?<![\w.-][A-Za-z_])[\w.-]{0,127})\]?([ \t]{0,64})(:=|=>|=|:(?=[ \t\"'`]|$))([ \t]{0,64})"
     r"(" + _QUOTED + "|" + _BLOCK + "|" + _BARE + ")",
     re.M,
 )
@@ -385,7 +386,10 @@ def _assignments_of(
     inherit = frozenset(names.inherit)
     name_group, value_group = (2, 6) if quoted else (1, 5)
     pending = -1
+    templates = _Templates(text)
     for m in pattern.finditer(text):
+        if templates.inside(m.start()):
+            continue  # {{ lookup('hashi_vault', 'secret=kv/data/bmc:password') }}: a template's reference
         name = m.group(name_group)
         low = name.lower()
         if low in inherit:
@@ -413,6 +417,36 @@ def _assignments_of(
             if level == "weak" and _qualified_by_parent(text, m.start()):
                 level = "medium"  # 'crypt' => ['key' => '<32 hex>']: Magento's encryption key
             yield from _assigned(text, _Assignment(m, quoted), raw, start, level, safe)
+
+
+class _Templates:
+    """The {{ ... }} template expressions of a text (Jinja, Helm, Go templates), found once, each on its line;
+    one pass over the text (each search starts where the last one ended, each line's end is found once)."""
+
+    def __init__(self, text: str) -> None:
+        self.spans: list[tuple[int, int]] = []
+        pos, line_end = 0, -1
+        while "{{" in text:
+            a = text.find("{{", pos)
+            if a < 0:
+                break
+            if a > line_end:
+                nl = text.find("\n", a)
+                line_end = len(text) if nl < 0 else nl
+            b = text.find("}}", a + 2, line_end)
+            if b < 0:
+                pos = line_end + 1  # no closing on this line
+                continue
+            self.spans.append((a, b + 2))
+            pos = b + 2
+        self.starts = [a for a, _b in self.spans]
+
+    def inside(self, at: int) -> bool:
+        """Whether `at` stands inside one of them."""
+        if not self.spans:
+            return False
+        i = bisect.bisect_right(self.starts, at) - 1
+        return i >= 0 and at < self.spans[i][1]
 
 
 def _pair_value(raw: str, start: int) -> Iterator[Span]:
@@ -716,6 +750,8 @@ def _prose_secret(value: str, linked: bool, sure: bool, safe: SafeNames) -> bool
     linking word ("is", "lautet", ":"), a secret-looking one directly after the name."""
     if reference(value) or safe.word(value) or value.lower() in _not_values() or _ADDRESS.fullmatch(value):
         return False
+    if public_token(value):
+        return False  # "the client key is live_ck_...": a key its vendor says may be published
     if _ASSIGNED.match(value):
         return False  # "job token CI_JOB_TOKEN=[MASKED]": an assignment, which its name judges
     if slot(value):
@@ -804,7 +840,7 @@ def _public_blocks(text: str) -> list[Span]:
 
 
 # the name right before a value on its line: NAME = , NAME: , "NAME": " (for _named_public)
-NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]{0,63})\\?[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\?[\"']?$")
+NAME_BEFORE = re.compile(r"([A-Za-z_][\w.-]{0,63})\\?[\"']?\]?[ \t]{0,16}[:=][ \t]{0,4}\\?[\"']?$")
 _PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "id", "ids", "uuid", "guid"})
 
 

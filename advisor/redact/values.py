@@ -26,7 +26,7 @@ _REFERENCE = re.compile(
     # CloudFormation's intrinsic functions: !Ref TurnstileSecret, !GetAtt, !Sub, !ImportValue
     r"|!(?:Ref|GetAtt|Sub|ImportValue|FindInMap|Join|Select|Base64)\b"
     # placeholders: YOUR_API_KEY, your-token-here, sk-xxxxxxxxxxxx, <redacted> (above), changeme (not_values)
-    r"|(?i:(?:your|my|insert|enter|paste)[_-][a-z0-9_-]{2,40})$|[\w.-]{0,16}?(?:x{6,}|X{6,}|\*{4,})$"
+    r"|(?i:(?:your|my|insert|enter|paste|replace[_-]?me|change[_-]?me|fill[_-]?in)[_-][a-z0-9_-]{2,40})$|[\w.-]{0,16}?(?:x{6,}|X{6,}|\*{4,})$"
 )
 # a path, or a lookup table of one (postfix's hash:/etc/postfix/sasl_passwd, lmdb:, texthash:, regexp:)
 _PATH = re.compile(r"(?:/|~/|\./|\.\./|file://|[A-Za-z]:\\|[a-z][a-z0-9]{1,11}:/(?!/))")
