@@ -1158,9 +1158,9 @@ NAMED_ARGUMENT = re.compile(
 
 
 def _named_arguments(text: str, safe: SafeNames) -> Iterator[Span]:
+    templates = _Templates(text)
     for m in NAMED_ARGUMENT.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        if text.rfind("{{", line_start, m.start()) > text.rfind("}}", line_start, m.start()):
+        if templates.inside(m.start()):
             continue  # {{ lookup('community.hashi_vault', 'secret=kv/...') }}: a template's reference
         level = strength(m.group(2))
         if level is not None and hidden(m.group(4), level, safe):
