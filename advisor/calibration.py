@@ -95,8 +95,10 @@ def scenario_of(m: Measurement, engine: Engine) -> dict[str, Any]:
         raw["ep_backend"] = m.ep_backend
     if m.expert_load_balancer:
         raw["expert_load_balancer"] = m.expert_load_balancer
-    if m.precision in FP8_CACHE_PRECISIONS and m.engine == "trt-llm":
+    if m.precision in FP8_CACHE_PRECISIONS and m.engine == "trtllm":
         raw["kv_cache_dtype"] = "fp8"
+    if m.engine != "unknown":  # its fixed time per layer; an unknown engine takes the scenario's default
+        raw["engine"] = m.engine
     return raw
 
 

@@ -153,10 +153,23 @@ def report(found: list[Point]) -> str:
     return head + "\n" + "\n".join(lines)
 
 
+def unfitted(engine: Engine, names: Mapping[str, Any]) -> list[str]:
+    """The table's engines that have no per-layer time yet: they are evaluated with none (0 ms) for their
+    first fit, so that the excess over the estimate is the whole fixed time."""
+    overhead = engine.kb.settings.setdefault("layer_overhead_ms", {})
+    missing = sorted({e for e in names["engines"].values() if e not in overhead})
+    for name in missing:
+        overhead[name] = 0.0
+    return missing
+
+
 def main() -> int:
     engine = Engine.load()
     names = mapping()
+    missing = unfitted(engine, names)
     found = list(points(engine, rows(), names))
+    if missing:
+        sys.stdout.write(f"no per-layer time yet, evaluated with 0 ms: {', '.join(missing)}\n")
     fit = fitted(found, int(names["fit_concurrency"]))
     sys.stdout.write(f"fitted layer_overhead_ms: {fit}\n")
     sys.stdout.write(f"settings layer_overhead_ms: {engine.kb.settings.get('layer_overhead_ms')}\n\n")

@@ -29,6 +29,10 @@ GPUS = {
     "H100 SXM": "h100-sxm",
     "H200": "h200-sxm",
     "H200 SXM": "h200-sxm",
+    "H100 PCIe": "h100-pcie",
+    "RTX 3090": "rtx-3090",
+    "RTX 4090": "rtx-4090",
+    "RTX PRO 6000 Blackwell Workstation": "rtx-pro-6000-ws",
 }
 MODELS = {
     "DeepSeek R1": "deepseek-r1",
@@ -40,8 +44,28 @@ MODELS = {
     "Qwen3 8B": "qwen3-8b",
     "gpt-oss 120b": "gpt-oss-120b",
     "gpt-oss 20b": "gpt-oss-20b",
+    "DeepSeek-R1": "deepseek-r1",
+    "Llama 3.1 405B": "llama-3.1-405b",
+    "Mixtral 8x22B": "mixtral-8x22b",
+    "Mixtral 8x7B": "mixtral-8x7b",
+    "Qwen3-235B-A22B": "qwen3-235b-a22b",
+    "Qwen3-30B-A3B": "qwen3-30b-a3b",
+    "Qwen3-8B": "qwen3-8b",
+    "gpt-oss-120b": "gpt-oss-120b",
+    "gpt-oss-20b": "gpt-oss-20b",
 }
-PRECISIONS = ("nvfp4", "mxfp4", "int8", "fp8", "fp16", "bf16")  # the first named in the row's text
+# the first named in the row's text; llama.cpp's 4-bit GGUF types (q4_0, q4_k_m: 4.5-4.9 bits a weight)
+# as the catalogue's nearest, int4
+PRECISIONS = {
+    "nvfp4": "nvfp4",
+    "mxfp4": "mxfp4",
+    "int8": "int8",
+    "fp8": "fp8",
+    "q4": "int4",
+    "fp16": "fp16",
+    "bf16": "bf16",
+}
+EIGHT_BIT_CACHE = ("fp8", "q8_0")  # llama.cpp's q8_0 cache: one byte a value, as FP8
 
 
 @dataclass(frozen=True)
@@ -61,6 +85,15 @@ class Result:
         return self.ratio is not None and 1 / band <= self.ratio <= band
 
 
+def engine_of(row: dict[str, Any]) -> str:
+    """The advisor's engine for the row's: SGLang and TensorRT-LLM by name, anything else as vLLM (the
+    default; llama.cpp is not modelled)."""
+    name = str(row["engine"]).lower()
+    if "sglang" in name:
+        return "sglang"
+    return "trtllm" if "tensorrt" in name or "trt-llm" in name or "trtllm" in name else "vllm"
+
+
 def scenario(row: dict[str, Any]) -> tuple[dict[str, Any], Layout]:
     """The scenario a row states, and its layout (data-parallel attention ranks as copies sharing EP)."""
     lay = {k: int(v) for k, v in (row.get("layout") or {}).items() if v}
@@ -76,12 +109,12 @@ def scenario(row: dict[str, Any]) -> tuple[dict[str, Any], Layout]:
     nodes = int(row.get("nodes") or 1)
     raw: dict[str, Any] = {
         "model": MODELS[row["model"]],
-        "precision": next(p for p in PRECISIONS if p in str(row["precision"])),
-        "engine": "sglang" if "sglang" in str(row["engine"]).lower() else "vllm",
+        "precision": next(v for k, v in PRECISIONS.items() if k in str(row["precision"])),
+        "engine": engine_of(row),
         "hardware": {"gpu": GPUS[row["gpu"]], "gpus_per_node": int(row["gpus"]) // nodes, "nodes": nodes},
         "workload": workload,
     }
-    if str(row.get("kv_cache_dtype")) == "fp8":
+    if str(row.get("kv_cache_dtype")) in EIGHT_BIT_CACHE:
         raw["kv_cache_dtype"] = "fp8"
     return raw, layout
 
@@ -91,15 +124,15 @@ def estimate(engine: Engine, row: dict[str, Any]) -> float | None:
     raw, layout = scenario(row)
     env = engine.evaluate(build(raw, engine.kb, where=row["id"]), only=layout, explained=False).env
     alone = int(row.get("concurrency") or 1) <= 1
-    cycle = env.get("decode_cycle_ms")
-    at_load = 1000 / cycle if cycle else None
+    at_load = env.get("user_tps_at_load")
     figures = {
         "one_user_tokens_per_s": env.get("one_user_tps") if alone else at_load,
         "tokens_per_s_per_user_at_load": at_load,
+        "tokens_per_s_per_user": env.get("one_user_tps") if alone else at_load,
         "throughput_tokens_per_s": env.get("throughput_tps"),
         "throughput_tokens_per_s_per_gpu": (env.get("throughput_tps") or 0) / int(row["gpus"]) or None,
         "ttft_ms": env.get("ttft_ms"),
-        "tpot_ms": env.get("one_user_tpot_ms") if alone else cycle,
+        "tpot_ms": env.get("one_user_tpot_ms") if alone else (1000 / at_load if at_load else None),
     }
     value = figures.get(row["metric"])
     return float(value) if isinstance(value, int | float) else None

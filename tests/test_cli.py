@@ -54,6 +54,7 @@ def test_recommend_scenario_file_as_json_follows_the_contract(cli):
         "bubble_fraction",
         "decode_tokens_per_s_upper_bound",
         "one_user_tokens_per_s",
+        "tokens_per_s_per_user_at_load",
         "throughput_tokens_per_s",
         "ttft_ms",
         "train_state_gib_per_gpu",  # training figures: None in serving

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from advisor.kb.knowledge import Knowledge
 from tests.conftest import RTX_PRO_70B, with_users
@@ -73,19 +74,69 @@ def flag_problems(line: str, kb: Knowledge) -> list[str]:
     return problems
 
 
+HEREDOC = re.compile(r"cat << 'EOF' > (\S+)")
+
+
+def split_snippet(snippet: str) -> tuple[list[str], dict[str, str]]:
+    """The command lines of a launch snippet (comments are the user's instructions, not commands) and the
+    files its here-documents write (name -> text)."""
+    lines, files, current = [], {}, None
+    for line in snippet.splitlines():
+        if current is not None:
+            if line == "EOF":
+                current = None
+            else:
+                files[current] += line + "\n"
+            continue
+        opened = HEREDOC.fullmatch(line)
+        if opened:
+            current = opened.group(1)
+            files[current] = ""
+        elif line.strip() and not line.lstrip().startswith("#"):
+            lines.append(line)
+    return lines, files
+
+
 def commands(snippet: str) -> list[str]:
-    """The command lines of a launch snippet (comments are the user's instructions, not commands)."""
-    return [line for line in snippet.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    """The command lines of a launch snippet."""
+    return split_snippet(snippet)[0]
+
+
+def config_problems(text: str, engine_id: str, kb: Knowledge) -> list[str]:
+    """What is wrong with a config file a snippet writes, judged by the engine's documented config keys."""
+    documented = {k.flag: k for k in kb.engine_flags[engine_id].config_keys}
+    problems = []
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            path = f"{prefix}{key}"
+            if isinstance(value, dict):
+                walk(value, path + ".")
+            elif path not in documented:
+                problems.append(f"{engine_id}: config key {path} is not documented")
+            elif documented[path].value == "switch" and value is not True:
+                problems.append(f"{engine_id}: {path} is a switch, not {value!r}")
+            elif documented[path].value == "choice" and str(value) not in documented[path].choices:
+                problems.append(f"{engine_id}: {path} {value!r} is not one of {documented[path].choices}")
+
+    data = yaml.safe_load(text)
+    walk(data if isinstance(data, dict) else {}, "")
+    return problems or ([] if isinstance(data, dict) else [f"{engine_id}: the config file is not a mapping"])
 
 
 def assert_valid(launch: dict[str, str], kb: Knowledge) -> None:
-    """Every snippet is shell a user can paste, and every command holds only documented flags."""
+    """Every snippet is shell a user can paste, every command holds only documented flags, and every
+    config file it writes only documented keys, and is the one its command reads."""
     for engine, snippet in launch.items():
         if shutil.which("bash"):
             syntax = subprocess.run(["bash", "-n", "-c", snippet], capture_output=True, text=True)
             assert syntax.returncode == 0, f"{engine}: {syntax.stderr}\n{snippet}"
-        for line in commands(snippet):
+        lines, files = split_snippet(snippet)
+        for line in lines:
             assert not flag_problems(line, kb), (flag_problems(line, kb), line)
+        for name, text in files.items():
+            assert not config_problems(text, engine, kb), (config_problems(text, engine, kb), snippet)
+            assert any(name in shlex.split(line) for line in lines), f"{engine}: nothing reads {name}\n{snippet}"
 
 
 SCENARIOS: dict[str, dict[str, Any]] = {
@@ -195,12 +246,52 @@ def test_the_checker_catches_what_the_issue_reported(engine):
 
 def test_the_flag_table_cites_the_engines_for_every_flag(engine):
     kb = engine.kb
-    assert set(kb.engine_flags) == {"vllm", "sglang"}
+    assert set(kb.engine_flags) == {"vllm", "sglang", "trtllm"}
     for serving in kb.engine_flags.values():
         assert serving.version
         for spec in serving.flags:
             assert spec.cite.source in kb.sources, (serving.id, spec.flag)
             assert spec.flag.startswith("--")
+        for spec in serving.config_keys:
+            assert spec.cite.source in kb.sources, (serving.id, spec.flag)
+            assert not spec.flag.startswith("-")
+
+
+def test_tensorrt_llm_gets_its_config_file_for_what_has_no_flag(cli, engine):
+    """DeepSeek R1 on 8 H200 for 200 users with an FP8 cache: TensorRT-LLM has no flag for the cache's type
+    or attention data parallelism, so the snippet writes the config file its recipe writes and the line
+    reads it; the KV share is the plan's cache over the memory free after the weights."""
+    code, out, err = cli(
+        "recommend",
+        "--model",
+        "deepseek r1",
+        "--gpu",
+        "h200",
+        "--gpus",
+        "8",
+        "--users",
+        "200",
+        "--kv-cache-dtype",
+        "fp8",
+        "--engine",
+        "trtllm",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert list(doc["launch"])[0] == "trtllm"  # the engine asked for comes first
+    lines, files = split_snippet(doc["launch"]["trtllm"])
+    config = yaml.safe_load(files["trtllm-config.yml"])
+    assert config == {"enable_attention_dp": True, "kv_cache_config": {"dtype": "fp8"}}
+    words = shlex.split(lines[-1])
+    assert words[:2] == ["trtllm-serve", "deepseek-ai/DeepSeek-R1"]
+    assert words[words.index("--tp_size") + 1] == words[words.index("--ep_size") + 1] == "8"
+    fraction = float(words[words.index("--kv_cache_free_gpu_memory_fraction") + 1])
+    assert 0.3 < fraction < 0.95
+    assert_valid(doc["launch"], engine.kb)
+    assert config_problems("kv_cache_config:\n  dtype: int3\n", "trtllm", engine.kb)
+    assert config_problems("enable_chunked_context: true\n", "trtllm", engine.kb)
 
 
 # --- the issue's examples, as users ask them ------------------------------------------------------

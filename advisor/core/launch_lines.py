@@ -1,4 +1,4 @@
-"""Launch commands for vLLM and SGLang that match a layout, valid by construction.
+"""Launch commands for vLLM, SGLang and TensorRT-LLM that match a layout, valid by construction.
 
 Every flag comes from the engines' documented flag table (knowledge/engine_flags.yaml): `Command.add`
 refuses a flag the table lacks or a value not of the documented form, so a line the advisor prints
@@ -288,15 +288,105 @@ def _sglang(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout
     return lines
 
 
+def config_file(engine: ServingEngine, name: str, keys: Mapping[str, object]) -> list[str]:
+    """A here-document writing the engine's YAML config file, as its deployment recipe does; every key
+    from the engine's documented config keys, in the documented form (KnowledgeError otherwise)."""
+    tree: dict[str, Any] = {}
+    for path, value in keys.items():
+        spec = next((k for k in engine.config_keys if k.flag == path), None)
+        text = None if value is True else str(value)
+        if spec is None or not value_fits(spec, text):
+            raise KnowledgeError(f"{engine.name} has no documented config key {path}={value!r}", where=engine.where)
+        *parents, leaf = path.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = "true" if value is True else text
+    return [f"cat << 'EOF' > {name}", *_yaml_lines(tree, 0), "EOF"]
+
+
+def _yaml_lines(tree: Mapping[str, Any], depth: int) -> list[str]:
+    lines: list[str] = []
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            lines += [f"{'  ' * depth}{key}:", *_yaml_lines(value, depth + 1)]
+        else:
+            lines.append(f"{'  ' * depth}{key}: {value}")
+    return lines
+
+
+def _kv_fraction(env: Mapping[str, Any]) -> float | None:
+    """TensorRT-LLM's KV share: the plan's cache over what is free once the weights are loaded."""
+    values = [env.get(k) for k in ("cache_gib_per_gpu", "gpu_mem_gib", "weights_gib_per_gpu")]
+    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    if len(numbers) < len(values):
+        return None
+    cache, total, weights = numbers
+    if total <= weights or cache <= 0:
+        return None
+    return max(0.01, min(1.0, int(cache / (total - weights) * 100) / 100))
+
+
+def _trtllm(engine: ServingEngine, src: ModelSource, s: Scenario, layout: Layout, env: Mapping[str, Any]) -> list[str]:
+    wl = s.data["workload"]
+    nodes = _nodes(layout, env)
+    lines = list(src.notes)
+    model = src.ref
+    if src.quantize:  # trtllm-serve has no load-time quantization: a quantized checkpoint is served
+        lines.append(
+            f"# TensorRT-LLM does not quantize at load time: quantize {src.ref} to FP8 with NVIDIA ModelOpt "
+            "first and set FP8_CHECKPOINT to its folder"
+        )
+        model = "$FP8_CHECKPOINT"
+    attention_dp = layout.ep > 1 and layout.replicas > 1  # the EP group's ranks each hold attention
+    width = layout.ep if attention_dp else layout.tp
+    cmd = Command(engine, model)
+    if width > 1:
+        cmd.add("--tp_size", width)
+    if layout.pp > 1:
+        cmd.add("--pp_size", layout.pp)
+    if layout.ep > 1:
+        cmd.add("--ep_size", layout.ep)
+    cmd.add("--max_seq_len", wl["context_tokens"])
+    fraction = _kv_fraction(env)
+    if fraction is not None:
+        cmd.add("--kv_cache_free_gpu_memory_fraction", fraction)
+    keys: dict[str, object] = {}
+    if attention_dp:
+        keys["enable_attention_dp"] = True
+    if s.data["kv_cache_dtype"] == "fp8":
+        keys["kv_cache_config.dtype"] = "fp8"
+    if keys:
+        lines += config_file(engine, "trtllm-config.yml", keys)
+        cmd.add("--extra_llm_api_options", "trtllm-config.yml")
+    copies = 1 if attention_dp else layout.replicas
+    if copies > 1:
+        own = "GPU" if layout.gpus_per_replica == 1 else f"{layout.gpus_per_replica} GPUs"
+        lines.append(
+            f"# {copies} independent copies: start this line once per copy, each on its own {own} "
+            "(CUDA_VISIBLE_DEVICES naming them, --port a port of its own), behind a load balancer"
+        )
+    if nodes > 1:
+        per_node = int(env["gpus_per_node"])
+        lines.append(
+            f"# {nodes} nodes: one MPI rank per GPU under Slurm (TensorRT-LLM's multi-node example): "
+            f"srun -N {nodes} --ntasks {nodes * per_node} --ntasks-per-node {per_node} --mpi=pmix "
+            "trtllm-llmapi-launch followed by this line"
+        )
+    return lines + [cmd.line()]
+
+
 def launch_commands(s: Scenario, layout: Layout, env: Mapping[str, Any], kb: Knowledge) -> dict[str, str]:
     """One shell snippet per engine for `layout`; a training job gets one line saying why there is none."""
     if env.get("workload_kind") == "training":
         return {
-            "training": "# no serving command: this is a training job; vLLM and SGLang serve a trained model, "
-            "they do not train it (launch the training script with your framework's launcher)"
+            "training": "# no serving command: this is a training job; vLLM, SGLang and TensorRT-LLM serve a trained "
+            "model, they do not train it (launch the training script with your framework's launcher)"
         }
     src = model_source(s, env, kb)
-    builders = {"vllm": _vllm, "sglang": _sglang}
+    every = {"vllm": _vllm, "sglang": _sglang, "trtllm": _trtllm}
+    chosen = str(s.data.get("engine") or "vllm")
+    builders = dict(sorted(every.items(), key=lambda item: item[0] != chosen))  # the chosen engine first
     head: list[str] = []
     if layout.ep > 1 and layout.ep_copies < layout.replicas:  # several expert-parallel instances
         instances = layout.replicas // layout.ep_copies

@@ -334,6 +334,7 @@ AUDIT_SCHEMA = "advisor.audit/1"
 
 DEPLOY_FIGURES = {
     "one_user_tokens_per_s": "one_user_tps",
+    "tokens_per_s_per_user_at_load": "user_tps_at_load",
     "throughput_tokens_per_s": "throughput_tps",
     "ttft_ms": "ttft_ms",
 }

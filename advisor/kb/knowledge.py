@@ -402,6 +402,9 @@ class ServingEngine(Record):
     )
     version: str = key(doc="the engine version or commit whose documentation the table follows")
     flags: tuple[EngineFlag, ...] = key(doc="the flags the advisor may write")
+    config_keys: tuple[EngineFlag, ...] = key(
+        default=(), doc="the keys of the engine's YAML config file the advisor may write (dotted for nested keys)"
+    )
     cite: Citation = key(doc="where the program and the model argument are documented")
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
@@ -469,7 +472,7 @@ class Measurement(Record):
     gpus: int = key(doc="GPUs the measured deployment used")
     nodes: int = key(default=1, doc="machines the deployment spanned")
     node_link: str | None = key(default=None, doc="the link id between the nodes (knowledge/links.yaml), if several")
-    engine: str = key(choices=("vllm", "sglang", "trt-llm", "unknown"), doc="the serving engine")
+    engine: str = key(choices=("vllm", "sglang", "trtllm", "unknown"), doc="the serving engine")
     ep_backend: str | None = key(
         default=None,
         choices=("nccl", "deepep", "deepep-tbo"),

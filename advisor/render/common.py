@@ -43,6 +43,7 @@ FIGURE_ORDER = (
     "bubble_fraction",
     "decode_tokens_per_s_upper_bound",
     "one_user_tokens_per_s",
+    "tokens_per_s_per_user_at_load",
     "throughput_tokens_per_s",
     "ttft_ms",
 )

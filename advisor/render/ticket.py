@@ -76,7 +76,12 @@ def audit(result: AuditResult, kb: Knowledge) -> dict[str, Any]:
     }
 
 
-_FIGURE_UNITS = {"one_user_tokens_per_s": "tokens/s", "throughput_tokens_per_s": "tokens/s", "ttft_ms": "ms"}
+_FIGURE_UNITS = {
+    "one_user_tokens_per_s": "tokens/s",
+    "tokens_per_s_per_user_at_load": "tokens/s",
+    "throughput_tokens_per_s": "tokens/s",
+    "ttft_ms": "ms",
+}
 
 
 def deploy(advice: DeployAdvice, lang: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from advisor.kb.expr import power as _power
 from typing import Any
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "da658b5b9d3860b6"
+SOURCE_HASH = "cbe22a9ce1de44fc"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -2960,6 +2960,29 @@ def w_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
         return None
 
 
+def f_user_speed_at_load(env: Mapping[str, Any]) -> Any:
+    v_output_tokens = env.get("output_tokens")
+    v_decode_batch = env.get("decode_batch")
+    v_prefill_busy_ms = env.get("prefill_busy_ms")
+    v_decode_cycle_ms = env.get("decode_cycle_ms")
+    if v_output_tokens is None or v_decode_batch is None or v_prefill_busy_ms is None or v_decode_cycle_ms is None:
+        return None
+    try:
+        return v_output_tokens * 1000 / (v_decode_batch * v_prefill_busy_ms + v_output_tokens * v_decode_cycle_ms)
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def w_user_speed_at_load(env: Mapping[str, Any]) -> Any:
+    v_workload_kind = env.get("workload_kind")
+    if v_workload_kind is None:
+        return None
+    try:
+        return bool(v_workload_kind == 'inference')
+    except (ZeroDivisionError, OverflowError, TypeError, ValueError):
+        return None
+
+
 def f_users_shortfall(env: Mapping[str, Any]) -> Any:
     v_users = env.get("users")
     v_conversations = env.get("conversations")
@@ -3277,6 +3300,7 @@ FUNCTIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "train-tp-time": f_train_tp_time,
     "usable-memory": f_usable_memory,
     "usable-memory-estimated": f_usable_memory_estimated,
+    "user-speed-at-load": f_user_speed_at_load,
     "users-shortfall": f_users_shortfall,
     "weights-checkpoint": f_weights_checkpoint,
     "weights-estimate": f_weights_estimate,
@@ -3410,6 +3434,7 @@ CONDITIONS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "train-tp-time": w_train_tp_time,
     "usable-memory": w_usable_memory,
     "usable-memory-estimated": w_usable_memory_estimated,
+    "user-speed-at-load": w_user_speed_at_load,
     "weights-checkpoint": w_weights_checkpoint,
     "weights-estimate": w_weights_estimate,
     "weights-estimate-no-vocab": w_weights_estimate_no_vocab,
@@ -3567,6 +3592,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "train-tp-time": (('activation_bytes_per_token', 'n_layers', 'pp', 'replicas', 'ring_factor', 'tp_link_gbs', 'train_tokens_per_step'), ('tp', 'workload_kind')),
     "usable-memory": (('gpu_mem_gib', 'memory_utilization'), ('gpu_mem_reported',)),
     "usable-memory-estimated": (('gpu_mem_gib', 'memory_utilization'), ('gpu_mem_reported',)),
+    "user-speed-at-load": (('decode_batch', 'decode_cycle_ms', 'output_tokens', 'prefill_busy_ms'), ('workload_kind',)),
     "users-shortfall": (('conversations', 'users'), ()),
     "weights-checkpoint": (('checkpoint_bytes',), ('checkpoint_bytes', 'workload_kind')),
     "weights-estimate": (('embed_params', 'params', 'w_bytes'), ('embed_params',)),
@@ -3726,6 +3752,7 @@ TEMPLATES: dict[str, str] = {
     'train-tp-time': '4 × {n_layers} / {pp} × {train_tokens_per_step} / {replicas} × {activation_bytes_per_token} × {ring_factor} / ({tp_link_gbs} × 10^9)',
     'usable-memory': '{gpu_mem_gib} × {memory_utilization}',
     'usable-memory-estimated': '{gpu_mem_gib} × {memory_utilization}',
+    'user-speed-at-load': '{output_tokens} × 1000 / ({decode_batch} × {prefill_busy_ms} + {output_tokens} × {decode_cycle_ms})',
     'users-shortfall': 'max({users} - {conversations}, 0)',
     'weights-checkpoint': '{checkpoint_bytes}',
     'weights-estimate': '({params} - {embed_params}) × {w_bytes} + {embed_params} × max({w_bytes}, 2)',
@@ -3861,6 +3888,7 @@ WHEN_FORMS: dict[str, tuple[Any, ...]] = {
     'train-tp-time': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'training'),)), ('cmp', ('name', 'tp'), ('Gt',), (('const', 1),)))),
     'usable-memory': ('name', 'gpu_mem_reported'),
     'usable-memory-estimated': ('not', ('name', 'gpu_mem_reported')),
+    'user-speed-at-load': ('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)),
     'weights-checkpoint': ('and', (('cmp', ('name', 'workload_kind'), ('Eq',), (('const', 'inference'),)), ('cmp', ('name', 'checkpoint_bytes'), ('Gt',), (('const', 0),)))),
     'weights-estimate': ('known', ('name', 'embed_params')),
     'weights-estimate-no-vocab': ('not', ('known', ('name', 'embed_params'))),

@@ -16,7 +16,7 @@ from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "da658b5b9d3860b6"
+SOURCE_HASH = "cbe22a9ce1de44fc"
 LAYOUT_IDS = (
     'expert-shards',
     'independent-copies',
@@ -126,6 +126,7 @@ LAYOUT_IDS = (
     'prefill-busy-time',
     'prefill-busy-time-overlap',
     'throughput-estimate',
+    'user-speed-at-load',
     'served-users',
     'served-users-short',
 )
@@ -283,6 +284,7 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
     v_tbo_gain_prefill = get('tbo_gain_prefill')
     v_output_tokens = get('output_tokens')
     v_throughput_tps = get('throughput_tps')
+    v_user_tps_at_load = get('user_tps_at_load')
     v_served_users = get('served_users')
     if 'expert_shards' not in trace:
         if v_ep is None or v_tp is None:
@@ -2500,6 +2502,28 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
                     v_throughput_tps = None
             env['throughput_tps'] = v_throughput_tps
             trace['throughput_tps'] = 'throughput-estimate'
+    if 'user_tps_at_load' not in trace:
+        if v_workload_kind is None:
+            h = None
+        else:
+            try:
+                h = bool(v_workload_kind == 'inference')
+            except _ERRORS:
+                h = None
+        if h is None:
+            h = whens['user-speed-at-load'].evaluate(env) is True
+        if h:
+            if v_output_tokens is None or v_decode_batch is None or v_prefill_busy_ms is None or v_decode_cycle_ms is None:
+                v_user_tps_at_load = None
+            else:
+                try:
+                    v_user_tps_at_load = v_output_tokens * 1000 / (v_decode_batch * v_prefill_busy_ms + v_output_tokens * v_decode_cycle_ms)
+                except _ERRORS:
+                    v_user_tps_at_load = None
+                if v_user_tps_at_load.__class__ is float and (v_user_tps_at_load != v_user_tps_at_load or v_user_tps_at_load in _INFINITE):
+                    v_user_tps_at_load = None
+            env['user_tps_at_load'] = v_user_tps_at_load
+            trace['user_tps_at_load'] = 'user-speed-at-load'
     if 'served_users' not in trace:
         if v_users is None or v_conversations is None:
             h = None

@@ -1,5 +1,5 @@
 """Engine launches: `vllm serve`, `python -m vllm.entrypoints.openai.api_server`,
-`python -m sglang.launch_server`, on a shell line, in a docker-compose file, or in a Kubernetes
+`python -m sglang.launch_server`, `trtllm-serve`, on a shell line, in a docker-compose file, or in a Kubernetes
 manifest's command/args, with CUDA_VISIBLE_DEVICES and NCCL_* from the environment.
 """
 
@@ -18,26 +18,29 @@ VLLM = re.compile(
     r"(\bvllm[ \t]+serve\b|vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server|vllm/vllm-openai)"
 )
 SGLANG = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|lmsysorg/sglang")
+TRTLLM = re.compile(r"\btrtllm-serve\b|tensorrt-llm/release")
 ENV = re.compile(
     r"\b(CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]+|VLLM_[A-Z0-9_]+|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)"
     r"[ \t]*[=:][ \t]*\"?([^ \t\n\"']*)"
 )
-COMMAND = re.compile(r"\bvllm[ \t]+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server")
+COMMAND = re.compile(
+    r"\bvllm[ \t]+serve\b|vllm\.entrypoints\.|sglang\.launch_server|sglang_router\.launch_server|\btrtllm-serve\b"
+)
 CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)[ \t]+run\b")
 
 FLAGS: dict[str, tuple[str, ...]] = {
-    "tp": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size"),
-    "pp": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size"),
+    "tp": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size", "--tp_size", "--tensor_parallel_size"),
+    "pp": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size", "--pp_size", "--pipeline_parallel_size"),
     "dp": ("--data-parallel-size", "-dp", "--dp", "--dp-size"),
-    "ep": ("--ep-size", "--expert-parallel-size", "--ep"),
+    "ep": ("--ep-size", "--expert-parallel-size", "--ep", "--ep_size", "--moe_expert_parallel_size"),
     "model": ("--model", "--model-path"),
     "served_model_name": ("--served-model-name",),
     "quantization": ("--quantization", "-q"),
     "kv_cache_dtype": ("--kv-cache-dtype",),
-    "max_model_len": ("--max-model-len", "--context-length"),
+    "max_model_len": ("--max-model-len", "--context-length", "--max_seq_len"),
     "memory_utilization": ("--gpu-memory-utilization", "--mem-fraction-static"),
-    "max_num_seqs": ("--max-num-seqs", "--max-running-requests"),
-    "max_num_batched_tokens": ("--max-num-batched-tokens", "--chunked-prefill-size"),
+    "max_num_seqs": ("--max-num-seqs", "--max-running-requests", "--max_batch_size"),
+    "max_num_batched_tokens": ("--max-num-batched-tokens", "--chunked-prefill-size", "--max_num_tokens"),
     "nnodes": ("--nnodes",),
 }
 # the scenario's fields a launch line states with its flags (knowledge/engine_flags.yaml cites each flag)
@@ -56,10 +59,10 @@ SWITCHES = {
 
 
 def looks_like_launch(text: str) -> bool:
-    """Text that starts vLLM or SGLang."""
-    if "vllm" not in text and "sglang" not in text:
+    """Text that starts vLLM, SGLang or TensorRT-LLM's server."""
+    if "vllm" not in text and "sglang" not in text and "trtllm" not in text and "tensorrt-llm" not in text:
         return False
-    return bool(VLLM.search(text) or SGLANG.search(text))
+    return bool(VLLM.search(text) or SGLANG.search(text) or TRTLLM.search(text))
 
 
 def _join_continuations(text: str) -> list[tuple[int, str]]:
@@ -122,14 +125,13 @@ def read_flags(tokens: list[str]) -> dict[str, Any]:
         if name in SWITCHES:
             found[SWITCHES[name]] = True
     for i, tok in enumerate(tokens):
-        if (
-            tok == "serve"
-            and i > 0
-            and tokens[i - 1].endswith("vllm")
-            and i + 1 < len(tokens)
-            and not tokens[i + 1].startswith("-")
-        ):
-            found.setdefault("model", tokens[i + 1])
+        after = tokens[i + 1] if i + 1 < len(tokens) else "-"
+        if tok == "serve" and i > 0 and tokens[i - 1].endswith("vllm") and not after.startswith("-"):
+            found.setdefault("model", after)
+        if tok.endswith("trtllm-serve"):  # trtllm-serve [serve] MODEL
+            rest = tokens[i + 2 :] if after == "serve" else tokens[i + 1 :]
+            if rest and not rest[0].startswith("-"):
+                found.setdefault("model", rest[0])
     return found
 
 
@@ -138,6 +140,8 @@ def _engine(command: str) -> str | None:
         return "vllm"
     if SGLANG.search(command):
         return "sglang"
+    if TRTLLM.search(command):
+        return "trtllm"
     return None
 
 
