@@ -94,12 +94,22 @@ def engine_of(row: dict[str, Any]) -> str:
     return "trtllm" if "tensorrt" in name or "trt-llm" in name or "trtllm" in name else "vllm"
 
 
+def in_flight(row: dict[str, Any]) -> int:
+    """Requests in flight: the stated concurrency; without one, a run that releases all its prompts at once
+    (request rate inf) has them all in flight; else one."""
+    if row.get("concurrency"):
+        return int(row["concurrency"])
+    if str(row.get("request_rate")) == "inf" and row.get("num_prompts"):
+        return int(row["num_prompts"])
+    return 1
+
+
 def scenario(row: dict[str, Any]) -> tuple[dict[str, Any], Layout]:
     """The scenario a row states, and its layout (data-parallel attention ranks as copies sharing EP)."""
     lay = {k: int(v) for k, v in (row.get("layout") or {}).items() if v}
     tp, pp, ep, dp, reps = (lay.get(k, 1) for k in ("tp", "pp", "ep", "dp", "replicas"))
     layout = Layout(reps * dp, 1, pp, ep if ep > 1 else tp) if dp > 1 else Layout(reps, tp, pp, ep)
-    workload: dict[str, Any] = {"concurrent_conversations": int(row.get("concurrency") or 1)}
+    workload: dict[str, Any] = {"concurrent_conversations": in_flight(row)}
     if row.get("input_tokens"):
         workload["prompt_tokens"] = int(row["input_tokens"])
     if row.get("output_tokens"):
@@ -123,7 +133,7 @@ def estimate(engine: Engine, row: dict[str, Any]) -> float | None:
     """The advisor's figure for the row's metric."""
     raw, layout = scenario(row)
     env = engine.evaluate(build(raw, engine.kb, where=row["id"]), only=layout, explained=False).env
-    alone = int(row.get("concurrency") or 1) <= 1
+    alone = in_flight(row) <= 1
     at_load = env.get("user_tps_at_load")
     figures = {
         "one_user_tokens_per_s": env.get("one_user_tps") if alone else at_load,

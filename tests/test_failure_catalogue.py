@@ -357,6 +357,7 @@ def test_every_other_capture_stays_quiet(cli):
                     "blind6_",
                     "blind7_",
                     "blind8_",
+                    "blind9_",
                 )
             )
             or not path.is_file()

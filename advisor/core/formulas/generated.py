@@ -12,7 +12,7 @@ from advisor.kb.expr import power as _power
 from typing import Any
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "cbe22a9ce1de44fc"
+SOURCE_HASH = "a89818d4734d686e"
 
 def f_activation_per_token(env: Mapping[str, Any]) -> Any:
     v_hidden = env.get("hidden")
@@ -2961,14 +2961,11 @@ def w_usable_memory_estimated(env: Mapping[str, Any]) -> Any:
 
 
 def f_user_speed_at_load(env: Mapping[str, Any]) -> Any:
-    v_output_tokens = env.get("output_tokens")
-    v_decode_batch = env.get("decode_batch")
-    v_prefill_busy_ms = env.get("prefill_busy_ms")
     v_decode_cycle_ms = env.get("decode_cycle_ms")
-    if v_output_tokens is None or v_decode_batch is None or v_prefill_busy_ms is None or v_decode_cycle_ms is None:
+    if v_decode_cycle_ms is None:
         return None
     try:
-        return v_output_tokens * 1000 / (v_decode_batch * v_prefill_busy_ms + v_output_tokens * v_decode_cycle_ms)
+        return 1000 / v_decode_cycle_ms
     except (ZeroDivisionError, OverflowError, TypeError, ValueError):
         return None
 
@@ -3592,7 +3589,7 @@ NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "train-tp-time": (('activation_bytes_per_token', 'n_layers', 'pp', 'replicas', 'ring_factor', 'tp_link_gbs', 'train_tokens_per_step'), ('tp', 'workload_kind')),
     "usable-memory": (('gpu_mem_gib', 'memory_utilization'), ('gpu_mem_reported',)),
     "usable-memory-estimated": (('gpu_mem_gib', 'memory_utilization'), ('gpu_mem_reported',)),
-    "user-speed-at-load": (('decode_batch', 'decode_cycle_ms', 'output_tokens', 'prefill_busy_ms'), ('workload_kind',)),
+    "user-speed-at-load": (('decode_cycle_ms',), ('workload_kind',)),
     "users-shortfall": (('conversations', 'users'), ()),
     "weights-checkpoint": (('checkpoint_bytes',), ('checkpoint_bytes', 'workload_kind')),
     "weights-estimate": (('embed_params', 'params', 'w_bytes'), ('embed_params',)),
@@ -3752,7 +3749,7 @@ TEMPLATES: dict[str, str] = {
     'train-tp-time': '4 × {n_layers} / {pp} × {train_tokens_per_step} / {replicas} × {activation_bytes_per_token} × {ring_factor} / ({tp_link_gbs} × 10^9)',
     'usable-memory': '{gpu_mem_gib} × {memory_utilization}',
     'usable-memory-estimated': '{gpu_mem_gib} × {memory_utilization}',
-    'user-speed-at-load': '{output_tokens} × 1000 / ({decode_batch} × {prefill_busy_ms} + {output_tokens} × {decode_cycle_ms})',
+    'user-speed-at-load': '1000 / {decode_cycle_ms}',
     'users-shortfall': 'max({users} - {conversations}, 0)',
     'weights-checkpoint': '{checkpoint_bytes}',
     'weights-estimate': '({params} - {embed_params}) × {w_bytes} + {embed_params} × max({w_bytes}, 2)',

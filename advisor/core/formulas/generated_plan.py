@@ -16,7 +16,7 @@ from advisor.kb.expr import Expression
 from advisor.kb.expr import power as _power
 
 _divides = _FUNCTIONS["divides"]
-SOURCE_HASH = "cbe22a9ce1de44fc"
+SOURCE_HASH = "a89818d4734d686e"
 LAYOUT_IDS = (
     'expert-shards',
     'independent-copies',
@@ -2513,11 +2513,11 @@ def run_layout(env: dict[str, Any], trace: dict[str, str], whens: Mapping[str, E
         if h is None:
             h = whens['user-speed-at-load'].evaluate(env) is True
         if h:
-            if v_output_tokens is None or v_decode_batch is None or v_prefill_busy_ms is None or v_decode_cycle_ms is None:
+            if v_decode_cycle_ms is None:
                 v_user_tps_at_load = None
             else:
                 try:
-                    v_user_tps_at_load = v_output_tokens * 1000 / (v_decode_batch * v_prefill_busy_ms + v_output_tokens * v_decode_cycle_ms)
+                    v_user_tps_at_load = 1000 / v_decode_cycle_ms
                 except _ERRORS:
                     v_user_tps_at_load = None
                 if v_user_tps_at_load.__class__ is float and (v_user_tps_at_load != v_user_tps_at_load or v_user_tps_at_load in _INFINITE):
