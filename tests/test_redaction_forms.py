@@ -127,6 +127,44 @@ HIDDEN = [
         "mawar!0mbak@2031",
         "Driver 550.127.05",
     ),
+    # more readers of stdin: zfs load-key, podman secret create NAME -
+    ("sudo zfs load-key tank/models <<< 'Harbor-Lynx-7735'", "Harbor-Lynx-7735", "zfs load-key tank/models"),
+    ("printf '%s' 'Sable+Comet-2204' | podman secret create db_pw -", "Sable+Comet-2204", "podman secret create db_pw"),
+    # a command's option after another command's name among its words (gh secret set NAME --body X)
+    (
+        "gh secret set DEPLOY_TOKEN --repo acme/infra --body 'Lattice-Wren-6610-x'",
+        "Lattice-Wren-6610-x",
+        "--repo acme/infra",
+    ),
+    (r'.\PsExec64.exe \\render-02 -u CORP\svc -p "Ivory-Gecko-418" -h nvidia-smi', "Ivory-Gecko-418", "-h nvidia-smi"),
+    (
+        "anaconda -t ab-1f2e3d4c-5b6a-7980-a1b2-c3d4e5f60718 upload dist/pkg.conda",
+        "1f2e3d4c-5b6a",
+        "upload dist/pkg.conda",
+    ),
+    # an argument by its place: BTEQ's .LOGON tdpid/user,password; ZooKeeper's addauth digest user:password
+    (".logon tdp1.example/etl,Mosaic-Pike-91", "Mosaic-Pike-91", ".logon "),
+    ("addauth digest kafka-admin:Tidal-Finch-3380", "Tidal-Finch-3380", "addauth digest "),
+    # of microk8s join HOST:PORT/TOKEN/HASH only the token: the hash names the cluster's certificate
+    (
+        "microk8s join 10.0.0.5:25000/5d41402abc4b2a76b9719d911017c592/6f1ed002ab55 --worker",
+        "5d41402abc4b2a76b9719d911017c592",
+        "/6f1ed002ab55 --worker",
+    ),
+    # a push monitor's key in a URL's path (Uptime Kuma /api/push/<token>)
+    ("curl -fsS 'https://kuma.acme-gpu.net/api/push/Qm7xK2pW9z?status=up'", "Qm7xK2pW9z", "/api/push/"),
+    # prose in Catalan and API-key phrases in Spanish and Portuguese
+    ("L'usuari és admin i la contrasenya és Garnet!Heron55, però no entra.", "Garnet!Heron55", "L'usuari és admin"),
+    (
+        "El token de la API de lectura es c0ffee1234abcd5678ef90, está en el pipeline.",
+        "c0ffee1234abcd5678ef90",
+        "El token de la API",
+    ),
+    (
+        "A chave de API do serviço de e-mail é 9a8b7c6d5e4f30211203f4e5d6c7b8a9.",
+        "9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+        "A chave de API",
+    ),
 ]
 
 
@@ -188,6 +226,9 @@ KEPT = [
     # a job variable's name in prose, a Bot user's name before an option
     ('echo "job token CI_JOB_TOKEN=[MASKED]"', "CI_JOB_TOKEN=[MASKED]"),
     ("docker login ghcr.io -u bot --password-stdin", "--password-stdin"),
+    # gh secret list names no secret; a ping to a short path word is no key
+    ("gh secret list --repo acme/infra", "gh secret list --repo acme/infra"),
+    ("curl https://status.example.net/api/push/", "api/push/"),
 ]
 
 

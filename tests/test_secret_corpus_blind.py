@@ -28,6 +28,7 @@ CORPORA = {
     "secrets-blind-5": (22, 183, 268),
     "secrets-blind-6": (27, 113, 107),
     "secrets-blind-7": (31, 104, 147),
+    "secrets-blind-8": (36, 139, 166),
 }
 PLANTED: dict[str, dict[str, dict]] = {
     corpus: {k: v for k, v in yaml.safe_load((DATA / corpus / "planted.yaml").read_text()).items() if k != "sources"}

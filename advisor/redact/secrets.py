@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from advisor.redact import blocks, forms
+from advisor.redact import blocks, forms, structures
 from advisor.redact.names import public, strength, words
 from advisor.redact.values import digest, number, password_like, path, random_token, reference, secret_looking
 from advisor.redact.vocabulary import Call, Command, Prefix, SafeNames, public_host, vocabulary
@@ -137,6 +137,7 @@ def find(text: str, safe: SafeNames) -> Iterator[Span]:
     yield from _userinfo(text)
     yield from _commands(text)
     yield from forms.find(text)
+    yield from structures.find(text)
     yield from _prose(text, safe)
     yield from _runs(text, safe)
     if any(q in text for q in "\"'-"):
@@ -1018,7 +1019,7 @@ def _capability_paths(text: str) -> Iterator[Span]:
     endpoint's /<token>/): a segment of 32 or more hex digits or a random token, unless the segment before
     it names what the hex is (a commit, a blob, a run, a digest) or the host is a public code or model host,
     whose paths carry commit and object ids."""
-    objects = _url_object_words()
+    objects, keys = _url_object_words(), _url_key_words()
     for m in WEBHOOK.finditer(text):
         host = m.group(1)
         if public_host(host):
@@ -1026,7 +1027,8 @@ def _capability_paths(text: str) -> Iterator[Span]:
         at, previous = m.start(2), ""
         for piece in re.finditer(r"[^/?#&=;\n]{1,512}", m.group(2)):
             word = piece.group(0)
-            if previous not in objects and (_HEX_KEY.fullmatch(word) or random_token(word)):
+            keyed = previous in keys and len(word) >= 8 and any(c.isdigit() for c in word)
+            if keyed or (previous not in objects and (_HEX_KEY.fullmatch(word) or random_token(word))):
                 yield at + piece.start(), at + piece.end()
             previous = word.lower()
             if m.group(2)[piece.end() : piece.end() + 1] in ("?", "#"):
@@ -1036,6 +1038,11 @@ def _capability_paths(text: str) -> Iterator[Span]:
 @lru_cache(maxsize=1)
 def _url_object_words() -> frozenset[str]:
     return frozenset(vocabulary().names.url_object_words)
+
+
+@lru_cache(maxsize=1)
+def _url_key_words() -> frozenset[str]:
+    return frozenset(vocabulary().names.url_key_words)
 
 
 def _jwt(body: str) -> bool:
@@ -1086,13 +1093,29 @@ def _commands(text: str) -> Iterator[Span]:
     """The secrets given to commands' options (sshpass -p X, mysql -pX, docker login -p X, wandb login X)."""
     pattern, table = _command_pattern()
     found = list(pattern.finditer(text))
+    # a command's arguments run to the next command's name, except a name that only sets a variable
+    # (set, ENV) standing among the words of a line: gh secret set NAME --body X is one command
+    ends, end = [0] * len(found), len(text)
+    for i in range(len(found) - 1, -1, -1):
+        ends[i] = end
+        if not _mid_line_assign(text, found[i], table):
+            end = found[i].start()
     for i, m in enumerate(found):
         if m.group(1) in _INSTRUCTIONS and text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip():
             continue  # ENV and ARG are a Dockerfile's instructions only at a line's start
-        limit = min(m.end() + 2048, found[i + 1].start() if i + 1 < len(found) else len(text))
+        limit = min(m.end() + 2048, ends[i])
         stop = _SEPARATOR.search(text, m.end(), limit)
         for command in table[m.group(1)]:
             yield from _arguments(text, m.end(), stop.start() if stop else limit, command)
+
+
+def _mid_line_assign(text: str, m: re.Match[str], table: dict[str, tuple[Command, ...]]) -> bool:
+    """A command that only sets a variable (set, setx, ENV), named after other words of its line."""
+    if not all(c.assign for c in table[m.group(1)]):
+        return False
+    line_start = text.rfind("\n", max(0, m.start() - 256), m.start()) + 1
+    before = text[max(line_start, m.start() - 256) : m.start()].rstrip()
+    return bool(before) and before[-1] not in "|;&"
 
 
 def _arguments(text: str, start: int, end: int, command: Command) -> Iterator[Span]:
@@ -1108,7 +1131,7 @@ def _arguments(text: str, start: int, end: int, command: Command) -> Iterator[Sp
             plain += 1
             if plain == command.argument:
                 if not reference(token.strip("\"'")):
-                    yield _value_span(at, token)
+                    yield _piece(_value_span(at, token), text, command.part)
                 return
             continue
         following = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1][1].startswith("-") else None
@@ -1133,6 +1156,18 @@ def _argument(command: Command, at: int, token: str, following: tuple[int, str] 
     if command.assign and following and not token.startswith("-") and strength(token) in ("strong", "medium"):
         return None if slot(following[1].strip("\"';")) else _value_span(*following)
     return None
+
+
+def _piece(span: Span, text: str, part: int) -> Span:
+    """The nth piece between slashes of an argument's span (microk8s join HOST:PORT/TOKEN/HASH), or all of it."""
+    if not part:
+        return span
+    start = span[0]
+    pieces = text[span[0] : span[1]].split("/")
+    if len(pieces) < part:
+        return span
+    start += sum(len(p) + 1 for p in pieces[: part - 1])
+    return start, start + len(pieces[part - 1])
 
 
 def _value_span(at: int, token: str) -> Span:

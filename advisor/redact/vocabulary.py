@@ -32,6 +32,7 @@ class Command(Record):
     login: tuple[str, ...] = key(default=(), doc="words after which the first argument is a secret (wandb login)")
     assign: bool = key(default=False, doc="the command sets a variable: NAME VALUE, judged by the name")
     argument: int = key(default=0, doc="the nth argument after the `after` word is the secret (0: none)")
+    part: int = key(default=0, doc="of that argument, only the nth piece between slashes is (0: all of it)")
 
 
 class StdinReader(Record):
@@ -98,6 +99,9 @@ class Names(Record):
     )
     url_object_words: tuple[str, ...] = key(
         default=(), doc="URL path segments after which a hex or random segment is an object's id (commit)"
+    )
+    url_key_words: tuple[str, ...] = key(
+        default=(), doc="URL path segments after which the next segment is a key whatever it looks like (push)"
     )
     login_pairs: tuple[str, ...] = key(
         default=(), doc="last words of a setting whose value is user:secret (squid's login=)"
