@@ -165,6 +165,8 @@ HIDDEN = [
         "9a8b7c6d5e4f30211203f4e5d6c7b8a9",
         "A chave de API",
     ),
+    # a verb-final sentence: the copula after the value (Persian)
+    ("سلام، رمز عبور من Dune7-Marlin!x است و نام کاربری admin.", "Dune7-Marlin!x", "نام کاربری admin"),
 ]
 
 
@@ -229,6 +231,8 @@ KEPT = [
     # gh secret list names no secret; a ping to a short path word is no key
     ("gh secret list --repo acme/infra", "gh secret list --repo acme/infra"),
     ("curl https://status.example.net/api/push/", "api/push/"),
+    # a verb-final sentence whose word after the name is no password ('correct')
+    ("رمز عبور من درست است", "رمز عبور من درست است"),
 ]
 
 

@@ -718,11 +718,27 @@ def _prose(text: str, safe: SafeNames) -> Iterator[Span]:
 
 
 def _prose_matches(text: str) -> Iterator[re.Match[str]]:
-    """PROSE's matches, then those of the other languages' words where the text is not all ASCII or holds one."""
+    """PROSE's matches, then those of the other languages' words where the text is not all ASCII or holds one,
+    and where it is not all ASCII those of verb-final sentences."""
     yield from _chained(PROSE, text)
     lowered = text.lower()
     if not text.isascii() or any(w in lowered for w in _ascii_prose_names()):
         yield from _chained(_other_prose(), text)
+    if not text.isascii():
+        yield from _chained(_final_prose(), text)
+
+
+@lru_cache(maxsize=1)
+def _final_prose() -> re.Pattern[str]:
+    """'رمز عبور من X است': a word for a password, up to two words (my, of the server), the value, then a
+    copula of a verb-final language (the same groups as PROSE; the value is judged as password-like only)."""
+    names = vocabulary().names
+    words = "|".join(re.escape(w) for w in sorted(names.prose_names, key=len, reverse=True))
+    finals = "|".join(re.escape(w) for w in sorted(names.prose_final_links, key=len, reverse=True)) or "(?!x)x"
+    return re.compile(
+        rf"(?i)(?<![A-Za-z0-9_-])({words})((?:[ \t]{{1,4}}[^\sA-Za-z0-9:=]{{1,24}}){{0,2}})[ \t]{{1,4}}"
+        rf"([!-~]{{6,128}})[ \t]{{1,4}}(?:{finals})(?![\w])"
+    )
 
 
 def _chained(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:

@@ -81,6 +81,9 @@ class Names(Record):
     prose_attached: tuple[str, ...] = key(
         default=(), doc="particles written onto the name without a space ('は', '是')"
     )
+    prose_final_links: tuple[str, ...] = key(
+        default=(), doc="copulas that follow the value in verb-final languages ('رمز عبور من X است', 'पासवर्ड X है')"
+    )
     schemes: tuple[str, ...] = key(doc="authentication schemes a header value starts with")
     auth_params_public: tuple[str, ...] = key(
         default=(), doc="a scheme's parameters sent in the clear by its specification (Digest's nonce)"
