@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 from advisor.redact import blocks, forms, structures
@@ -427,7 +427,7 @@ class _Templates:
     def __init__(self, text: str) -> None:
         self.spans: list[tuple[int, int]] = []
         pos, line_end = 0, -1
-        while "{{" in text:
+        while True:
             a = text.find("{{", pos)
             if a < 0:
                 break
@@ -653,15 +653,19 @@ def _userinfo(text: str) -> Iterator[Span]:
             yield m.span(1)
 
 
+def _alternation(words: Iterable[str]) -> str:
+    """A regex alternation of the words, longest first (so "api key" wins over "key"); one that never
+    matches where there are none."""
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!x)x"
+
+
 @lru_cache(maxsize=1)
 def _other_prose() -> re.Pattern[str]:
     """'le mot de passe est X', 'パスワードは X', 'la contraseña es: X': the vocabulary's words for a password
     in other languages, a particle or a suffix written onto the word ('sandinya', 'รหัสผ่านของเครื่อง'), up to
     six words and a linking word, then the value (the same groups as PROSE)."""
     names = vocabulary().names
-    words = "|".join(re.escape(w) for w in sorted(names.prose_names, key=len, reverse=True))
-    links = "|".join(re.escape(w) for w in sorted(names.prose_links, key=len, reverse=True))
-    attached = "|".join(re.escape(w) for w in sorted(names.prose_attached, key=len, reverse=True))
+    words, links, attached = (_alternation(w) for w in (names.prose_names, names.prose_links, names.prose_attached))
     return re.compile(
         rf"(?i)(?<![A-Za-z0-9_-])({words})((?:{attached}|[^\x00-\x7f\s：，。]{{1,24}}(?=[ \t]))?"
         rf"(?:(?:[ \t]{{1,4}}[^\s:=]{{1,24}}){{0,6}}?(?:[ \t]{{1,4}}(?:{links})(?![\w])|(?=[:：])))?)"
@@ -733,8 +737,7 @@ def _final_prose() -> re.Pattern[str]:
     """'رمز عبور من X است': a word for a password, up to two words (my, of the server), the value, then a
     copula of a verb-final language (the same groups as PROSE; the value is judged as password-like only)."""
     names = vocabulary().names
-    words = "|".join(re.escape(w) for w in sorted(names.prose_names, key=len, reverse=True))
-    finals = "|".join(re.escape(w) for w in sorted(names.prose_final_links, key=len, reverse=True)) or "(?!x)x"
+    words, finals = _alternation(names.prose_names), _alternation(names.prose_final_links)
     return re.compile(
         rf"(?i)(?<![A-Za-z0-9_-])({words})((?:[ \t]{{1,4}}[^\sA-Za-z0-9:=]{{1,24}}){{0,2}})[ \t]{{1,4}}"
         rf"([!-~]{{6,128}})[ \t]{{1,4}}(?:{finals})(?![\w])"
@@ -1197,7 +1200,7 @@ def _command_pattern() -> tuple[re.Pattern[str], dict[str, tuple[Command, ...]]]
     table: dict[str, tuple[Command, ...]] = {}
     for c in vocabulary().commands:
         table[c.command] = (*table.get(c.command, ()), c)
-    names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
+    names = _alternation(table)
     return re.compile(r"(?<![\w./-])(" + names + r")(?![\w.-])"), table
 
 
@@ -1254,5 +1257,5 @@ _ARGUMENT = re.compile(r"[ \t]{0,8}(\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'|[^,()\"'\
 @lru_cache(maxsize=1)
 def _call_pattern() -> tuple[re.Pattern[str], dict[str, Call]]:
     table = {c.call: c for c in vocabulary().calls}
-    names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
+    names = _alternation(table)
     return re.compile(r"(?<![\w])(" + names + r")[ \t]{0,4}\(" if names else r"(?!x)x"), table
