@@ -82,7 +82,15 @@ def test_the_chat_refuses_a_bridge_on_a_card_without_nvlink(engine):
     told = ChatSession(engine, "en")
     told.opening()
     reply = told.respond("Llama 3.1 8B on two RTX 4090 with a 2-way bridge").text
-    assert reply.startswith("⚠ **Not accepted:** chat: hardware.nvlink: the NVIDIA GeForce RTX 4090 has no NVLink")
+    # the model and the cards are taken; the bridge the card cannot take is asked back, its own value proposed
+    assert reply.startswith("Noted: model = **Llama 3.1 8B**, GPU = **NVIDIA GeForce RTX 4090**, GPUs per node = **2**")
+    assert (
+        "Not taken as said: the NVIDIA GeForce RTX 4090 has no NVLink (choose none). NVLink = **none** — right?"
+        in reply
+    )
+    assert "hardware.nvlink" not in told.c.fields
+    told.respond("yes")
+    assert told.c.fields["hardware.nvlink"] == "none"
 
 
 def test_an_audit_plan_with_impossible_hardware_exits_2(cli, tmp_path):

@@ -62,10 +62,14 @@ def _nvlink(key: str, nvlink: Mapping[str, int]) -> bool:
 
 def _read(o: PairState, key: str, card_has_p2p: bool | None, nvlink: Mapping[str, int]) -> PairState:
     """An observation as it bears on the pair: NCCL's shared-memory transport is blocked P2P between cards
-    that have it (over NVLink, or on a card with PCIe P2P), and what is expected between cards without."""
-    if o.state != "shm":
+    that have it (over NVLink, or on a card with PCIe P2P), and what is expected between cards without.
+    An engine that found no P2P (`refused`) is read the same way, except that between cards not known it
+    is blocked too, more weakly: the engine tried, and the host gave it none."""
+    if o.state not in ("shm", "refused"):
         return o
     capable = _nvlink(key, nvlink) or card_has_p2p is True
+    if o.state == "refused" and card_has_p2p is None and not capable:
+        return PairState(o.pair, "blocked", 1, o.evidence, o.why)
     if capable:
         return PairState(o.pair, "blocked", 2, o.evidence, f"{o.why}, though the cards have peer-to-peer")
     return PairState(o.pair, "unsupported" if card_has_p2p is False else "capable", 1, o.evidence, o.why)

@@ -222,15 +222,58 @@ class Consultation:
         from advisor.chat.context import settle
 
         settle(got, dict(self.fields), self.engine.kb, expecting, text)
+        before = dict(self.fields)
         self.fields.update(got.fields)
         self._refresh()
         if self.error and got.fields:
-            for path in got.fields:
-                self.fields.pop(path, None)
             bad = self.error
-            self._refresh()
-            self.error = bad
+            if not self._without_culprit(got, before, bad):
+                self.fields = before
+                self._refresh()
+                self.error = bad
         return got
+
+    def _without_culprit(self, got: Understood, before: dict[str, Any], bad: str) -> bool:
+        """Where one value of an answer is what the engine refuses ("2x RTX 4090, connected with NVLink":
+        the card has none), the rest taken and that one asked back with the catalogue's own value for the
+        card as the proposal; False where no single value is the cause."""
+        new_card = got.fields.get("hardware.gpu") not in (None, before.get("hardware.gpu"))
+        table = field_table(self.engine.kb.root).by_path()
+        for path in [
+            p
+            for p in before
+            if new_card and p not in got.fields and getattr(table.get(p), "default_from", None) == "gpu"
+        ]:
+            self.fields = {**{k: v for k, v in before.items() if k != path}, **got.fields}
+            self._refresh()
+            if not self.error:
+                return True  # "... auf vier L4": the bridge said of the card before is not this card's
+        for path in reversed(list(got.fields) if len(got.fields) > 1 else []):
+            proposal = self._catalogue_value(path)
+            if proposal is None:
+                continue  # a value refused for itself (beyond its limit): the refusal is the answer
+            self.fields = {**before, **{k: v for k, v in got.fields.items() if k != path}}
+            self._refresh()
+            if self.error:
+                continue
+            del got.fields[path]
+            got.held[path] = proposal
+            got.held_why[path] = re.sub(
+                r"^\w{1,20}: [\w.]{1,60}: ", "", bad
+            )  # the refusal, without where it was checked
+            return True
+        return False
+
+    def _catalogue_value(self, path: str) -> Any:
+        """The value a field takes from the card where the user gives none (NVLink: the card's own)."""
+        row = field_table(self.engine.kb.root).by_path().get(path)
+        gpu = self.fields.get("hardware.gpu")
+        if row is None or row.default_from != "gpu" or not gpu:
+            return None
+        try:
+            return getattr(self.engine.kb.find_gpu(str(gpu)), path.rsplit(".", 1)[-1], None)
+        except AdvisorError:
+            return None
 
     def next_question(self) -> Question | None:
         """The fact whose answers change the result most (a fact an undecided rule needs first, ASK_ORDER

@@ -224,7 +224,7 @@ class ChatSession:
         self.turn = turn
         if self.pending and turn.act not in ("command", "quit"):
             reply = self._confirm(said, turn)
-        elif self.offered and turn.act not in ("command", "quit") and self._picked(said) is not None:
+        elif self.offered and turn.act not in ("command", "quit", "evidence") and self._picked(said) is not None:
             reply = self._answer(said)
         else:
             reply = getattr(self, ROUTES.get(turn.act, "_answer"))(said)
@@ -356,6 +356,11 @@ class ChatSession:
             if (why or {}).get(path) == "bytes":
                 shown = format_value(value, self.lang)
                 lines.append(t("confirm_bytes", self.lang, value=shown, bits=format_value(value * 8, self.lang)))
+                continue
+            refused = (why or {}).get(path)
+            if refused:  # refused as said: the card's own value proposed
+                shown, said = format_value(value, self.lang), fact_label(fact, self.lang)
+                lines.append(t("confirm_catalogue", self.lang, why=refused, fact=said, value=shown))
                 continue
             lines.append(
                 t(
@@ -650,6 +655,9 @@ class ChatSession:
             text = replies.audit_text(result, t("pasted", lang), lang).replace(str(path), t("pasted", lang))
         before = self.c.rec
         taken, problems = self._take_evidence(dict(result.replay.get("scenario") or {}))
+        taken.update(self._take_caption(said, taken))
+        if "hardware.gpu" in taken:
+            self.offered = []  # the output names the card: no variant is left to pick
         parts = [text, *problems]
         if taken:
             parts.append(t("evidence_taken", lang, facts=replies.fields_text(taken, lang)))
@@ -657,6 +665,29 @@ class ChatSession:
         elif self.question is not None:
             parts.append(replies.question_text(self.question, lang))
         return self._reply(said, "\n\n".join(parts), "evidence", understood=taken)
+
+    def _take_caption(self, said: str, shown: dict[str, Any]) -> dict[str, Any]:
+        """What the customer's words above a paste state, where neither the paste nor the consultation
+        has a value yet: the words fill gaps, never override what the output or an answer gave."""
+        from advisor.chat.reading import caption
+        from advisor.inputs.freetext import understand
+
+        words = caption(said)
+        if not words:
+            return {}
+        got = understand(words, self.engine.kb)
+        taken: dict[str, Any] = {}
+        for path, value in got.fields.items():
+            if path in shown:
+                continue
+            if path in self.c.fields:
+                if self.c.fields[path] == value:
+                    taken[path] = value  # said again: no change
+                continue
+            if not self.c.set(path, value):
+                taken[path] = value
+                self.origins[path] = "you"
+        return taken
 
     def _take_evidence(self, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The consultation's facts that pasted evidence shows (the GPU, its count, the model, the

@@ -27,7 +27,8 @@ TAG = re.compile(
 LAYOUT_WORDS = re.compile(
     r"\b(tp|pp|dp|ep|tensor|pipeline|replica\w{0,2}|replikat\w{0,2}|cop(y|ies)|kopie\w{0,2}|data.?parallel\w{0,4}"
     r"|one card|eine karte|one gpu|split\w{0,3}|single card|on (one|1)|auf (einer|1)|einzelne\w{0,2} karte"
-    r"|per (card|gpu|node|box|spark)|(je|pro) (karte|gpu|knoten))\b"
+    r"|per (card|gpu|node|box|spark)|(je|pro) (karte|gpu|knoten)|(each|every|jede[rsn]?) (card|gpu|karte)"
+    r"|own (copy|model|instance)|eigene[sn]? (kopie|modell|replikat|instanz))\b"
 )
 MACHINE_TOKEN = re.compile(r"--\w|\w=\S|\[\w|\d:\d|\w/\w|\w\.py\b|0x[0-9a-f]")  # "vllm keeps dying" is prose
 LOG_LINE = 40  # characters: a line opening as logs do and this long is machine output, known to a reader or not
@@ -73,6 +74,20 @@ def is_evidence(text: str) -> bool:
     return False
 
 
+def caption(text: str) -> str:
+    """The customer's own words above a paste ("this is from the test guest, vllm with TP 2:"): the
+    leading lines before the first that opens or reads as machine output."""
+    words = []
+    for line in text.strip().split("\n"):
+        said = line.strip()
+        if not said or _evidence_line().match(said) or said[:1] in "|+=-":
+            break
+        if MACHINE_TOKEN.search(said) and not said.endswith(":"):  # "... beim Start mit NCCL_DEBUG=INFO:" introduces
+            break
+        words.append(said)
+    return " ".join(words)
+
+
 def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
     """The reading of one line, with the question `asked` open (its fact's name, or None)."""
     said = text.strip()
@@ -101,17 +116,24 @@ def _refined(act: Act, said: str, got: Understood, kb: Knowledge, asked: str | N
         answered = _stated_first(said, kb, asked)
         if answered is not None:  # "bf16 ideally. does that even fit?": the answer, and a question after it
             return Turn("answer", said, answered)
+    if act.kind == "hypothetical" and act.asked and got.held:
+        return Turn("answer", said, got)  # "a context of ~32 tokens?": a value said unsure, asked back
     if act.kind in ("hypothetical", "compare") and act.asked and knowledge_answer(said, kb, "en") is not None:
         return Turn("concept", act.rest, got)  # "ACS, is that in the VM or on the host?": answered
-    if act.kind == "why_not" and got.fields and not _names_layout(act.rest):
-        return Turn("hypothetical", act.rest, got)  # "why not two L40S instead of four L4?": tried
+    if act.kind == "why_not" and not _names_layout(act.rest):
+        if got.fields:
+            return Turn("hypothetical", act.rest, got)  # "why not two L40S instead of four L4?": tried
+        if re.search(r"\b(card|gpu|karte|server|box|option|model|modell|variant|variante)\w{0,2}\b", act.rest):
+            return Turn("why", act.rest, got)  # "why that one and not the cheaper cards?": the choice explained
     return Turn(act.kind, act.rest, got)
 
 
 def _stated_first(said: str, kb: Knowledge, asked: str | None) -> Understood | None:
-    """What the sentences before a closing question state, where they state anything."""
-    parts = re.split(r"(?<=[.!;])\s{1,3}", said.strip())
-    head = " ".join(p for p in parts[:-1] if not p.rstrip().endswith("?"))
+    """What the sentences around a question state, where they state anything: before a closing
+    question ("bf16 ideally. does that even fit?") or after an opening one ("was haben andere so? bei
+    uns steht ne workstation mit zwei 4090")."""
+    parts = re.split(r"(?<=[.!;?])\s{1,3}", said.strip())
+    head = " ".join(p for p in parts if not p.rstrip().endswith("?"))
     if len(parts) < 2 or not head:
         return None
     got = understand(head, kb, asked)
@@ -132,7 +154,21 @@ def _asked_only(said: str, got: Understood, asked: str | None) -> bool:
         return True
     if len(said.split()) <= 2:
         return False  # "unbekannt", "not sure": one of the question's own choices, said as the answer
+    if _stated_apart(said, row.path):
+        return False  # "Laut IT: Llama 3.3 70B. Mehr weiß ich nicht.": the answer, then what is not known
     return set(got.fields) == {row.path} and HEDGE.search(said.lower()) is None
+
+
+def _stated_apart(said: str, path: str) -> bool:
+    """Whether the sentences before the last state the field's value, without a question or a
+    don't-know of their own: what the last sentence does not know is something else."""
+    from advisor.kb.knowledge import load
+
+    parts = re.split(r"(?<=[.!;])\s{1,3}", said.strip())
+    head = " ".join(parts[:-1])
+    if len(parts) < 2 or "?" in head or classify(head, True).kind == "dont_know":
+        return False
+    return path in understand(head, load()).fields
 
 
 def _names_layout(text: str) -> bool:

@@ -180,9 +180,17 @@ def by_token(kb: Knowledge, kind: str, text: str) -> Entity | None:
                 owners.setdefault(token, set()).add(item_id)
     for m in re.finditer(r"[a-z0-9]+", text[:SAID]):
         ids = owners.get(m.group(0))
+        if ids is not None and _after_product_code(text, m.start()):
+            continue  # "ThinkSystem SR675 V3": the server's generation, not DeepSeek-V3
         if ids is not None and len(ids) == 1 and not _negated(text, m.start()):
             return Entity(kind, next(iter(ids)), m.start(), m.end(), float(SURE), m.group(0))
     return None
+
+
+def _after_product_code(text: str, start: int) -> bool:
+    """Whether the word before `start` is a product code of letters and digits ("sr675", "xe9680")."""
+    m = re.search(r"(?<![a-z0-9])([a-z0-9]{1,20})\s{1,2}$", text[max(0, start - 30) : start])
+    return bool(m and re.search(r"[a-z]", m.group(1)) and re.search(r"\d{3}", m.group(1)))
 
 
 def find_all(kb: Knowledge, kind: str, text: str, most: int = 3) -> list[Entity]:

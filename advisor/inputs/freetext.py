@@ -51,6 +51,18 @@ NUMBER = {
     "gbps": r"(?<![\w.])(?<![a-z]-)\d+(?:\.\d+)?",
     "share": r"(?<![\w.])(?:0?[.,]\d{1,4}|\d{1,3}(?:[.,]\d{1,2})?\s?%)",
 }
+USERS = "workload.concurrent_conversations"
+# a question that weighs what it names: what follows "instead of" is an alternative, not ruled out
+WEIGHED = re.compile(
+    r"\b(instead of|rather than|statt|anstatt|anstelle)\b[^\n]{0,80}\?[^\n]{0,60}"
+    r"\b(which|better|smarter|welche\w?|besser)\b"
+    r"|\b(which|welche\w?)\b[^\n]{0,40}\b(better|smarter|besser|sinnvoller)\b[^\n]{0,80}"
+    r"\b(instead of|rather than|statt|anstatt)\b"
+)
+# the KV cache named shortly before, no weights between: "for the kv cache with contexts this long, fp8 or bf16?"
+KV_NEAR = re.compile(r"\b(?:kv|cache)\b(?:(?!weights|gewicht|model)[^.;!?]){0,60}$")
+EITHER = re.compile(r"^\W{0,3}(?:or|oder|vs\.?|versus)\b|\b(?:or|oder|vs\.?|versus)\W{0,3}$")
+INSTEAD = re.compile(r"\b(instead of|rather than|statt|anstatt|anstelle von|anstelle)\b")
 SUFFIXED = r"(?<![\w.])(?<![a-z]-)\d{1,9}(?:\.\d{1,3})?\s?[km]\b"  # "32k": a token count where no unit says otherwise
 # One word may stand between a number and its unit ("100 chat users", "60 gleichzeitige Nutzer").
 BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zäöüß]{1,14}[\s-]+){0,2}"
@@ -62,6 +74,22 @@ WEAK_UNITS = re.compile(
     r"^(tokens?|people|leute|personen|agents?|agenten|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?"
     r"|sachbearbeiter\w{0,3}|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2}"
     r"|callers?|seats?|plätze)$"
+)
+# Who is counted is no count of conversations unless the sentence says they work at once: "120 Leute"
+# is a head count, "fünf, sechs Analysten gleichzeitig" are six at once.
+AT_ONCE = re.compile(
+    r"\b(at once|at the same time|simultaneous\w{0,3}|concurrent\w{0,3}|in parallel|parallel|gleichzeitig\w{0,2}"
+    r"|zeitgleich\w{0,2}|auf einmal|zur (gleichen|selben) zeit|online|active|aktiv\w{0,2}|busy|peaks?"
+    r"|spitzen?\w{0,4})\b"
+)
+HEADCOUNT = re.compile(
+    r"^(people|leute|personen|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?|sachbearbeiter\w{0,3}"
+    r"|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2})$"
+)
+# a head count said as the whole ("60 scientists in total", "insgesamt 300"): not how many at once
+POPULATION = re.compile(
+    r"(?<![\w.])\d{1,7}(?=(?:\s[a-zäöüß]{1,14}){0,2}\s(?:in total|total|insgesamt|overall|in all|all told|im ganzen)\b)"
+    r"|(?<=\binsgesamt\s)\d{1,7}|(?<=\bin total\s)\d{1,7}"
 )
 # "in der Spitze bis 300", "peaks at 300": the most a number field must hold
 PEAK = (
@@ -91,6 +119,11 @@ LONGEST = 20_000  # characters of one line read for facts
 NEGATED = re.compile(
     r"\b(?:no|not|kein|keine|keinen|nicht|ohne|without|never|nie|statt|anstatt|instead of|rather than|doesn.?t"
     r"|don.?t|does not|do not|isn.?t|aren.?t)\s{1,2}(?:the\s|die\s|der\s|das\s|nur\s|just\s|have\s|has\s)?$"
+)
+# a clause that rules out what follows it: "nobody here wants to train anything", "niemand will trainieren"
+NEGATED_CLAUSE = re.compile(
+    r"\b(?:nobody|no one|noone|niemand|don.?t want to|do not want to|won.?t|will not|not going to|no plans? to"
+    r"|never going to|wollen (?:wir )?(?:nicht|kein\w{0,2})|will (?:hier )?keine?r?)\b[^,.;!?]{0,30}$"
 )
 # said of a value just read, it is not the value wanted: "interaktiv fast nix", "speed per user is secondary"
 MINOR = re.compile(
@@ -214,7 +247,7 @@ def _understand(raw: str, kb: Knowledge, expecting: str | None) -> Understood:
     _precisions(lowered, out)
     table = field_table(kb.root)
     masked = _names(lowered, kb, out)
-    masked = _numbers_with_units(masked, table, out)
+    masked = _numbers_with_units(masked, table, out, expecting)
     _values(masked, table, out, expecting)
     if "hardware.gpu" in f:
         _narrow(kb, lowered, out)
@@ -222,8 +255,8 @@ def _understand(raw: str, kb: Knowledge, expecting: str | None) -> Understood:
     total = re.search(TOTAL, lowered)
     if total and isinstance(f.get("hardware.nodes"), int) and int(total.group(1)) % f["hardware.nodes"] == 0:
         f["hardware.gpus_per_node"] = int(total.group(1)) // f["hardware.nodes"]
-    if expecting == "kv_cache_dtype" and set(f) == {"precision"}:  # a bare "fp8" to the KV-cache question
-        f["kv_cache_dtype"] = f.pop("precision")
+    if expecting == "kv_cache_dtype":
+        _kv_answer(out)
     asked = (table.by_fact().get(expecting) or table.by_path().get(expecting)) if expecting else None
     if asked is not None and asked.counted_by:
         asked = table.by_fact().get(asked.counted_by)  # "the server edition, 2 of them": the count
@@ -233,6 +266,14 @@ def _understand(raw: str, kb: Knowledge, expecting: str | None) -> Understood:
     elif asked is not None and asked.type in ("count", "tokens"):
         _peak(masked, asked, out)
     return out
+
+
+def _kv_answer(out: Understood) -> None:
+    """A bare precision ("fp8", "fp8 or bf16?") said to the KV-cache question is the cache's."""
+    if set(out.fields) == {"precision"}:
+        out.fields["kv_cache_dtype"] = out.fields.pop("precision")
+        if "precision" in out.alternatives:
+            out.alternatives["kv_cache_dtype"] = out.alternatives.pop("precision")
 
 
 FRACTIONS = {
@@ -270,7 +311,13 @@ def _precisions(lowered: str, out: Understood) -> None:
     said: dict[str, list[str]] = {}
     for m in re.finditer(r"\b(" + "|".join(PRECISIONS) + r")\b", lowered):
         before, after = lowered[max(0, m.start() - 30) : m.start()], lowered[m.end() : m.end() + 20]
-        kv_before = re.search(r"\b(?:kv|cache)(?:[ :-]{0,3}cache)?\b(?:\W{1,3}\w{1,10}){0,3}?\W{1,4}$", before)
+        kv_before = bool(re.search(r"\b(?:kv|cache)(?:[ :-]{0,3}cache)?\b(?:\W{1,3}\w{1,10}){0,3}?\W{1,4}$", before))
+        # "for the kv cache with contexts this long, fp8 or bf16?": the KV cache's alternatives
+        kv_before = kv_before or bool(
+            KV_NEAR.search(lowered[max(0, m.start() - 60) : m.start()])
+            and EITHER.search(after[:8] + "|" + before[-8:])
+            and not re.match(r"\W{0,3}(?:weights|gewichte)", after)
+        )
         kv_after = re.match(
             r"[ -]{0,2}(?:(?:for|für|fuer|on|in|im|beim|the|den|der|die|das)[ -]{1,2}){0,2}(?:kv|cache)\b", after
         )
@@ -324,8 +371,11 @@ def _hits(fld: Field, lowered: str) -> list[tuple[Any, tuple[int, int]]]:
     hits: list[tuple[Any, tuple[int, int]]] = []
     for value, pattern in fld.values:
         for m in re.finditer(pattern, lowered):
-            if NEGATED.search(lowered[max(0, m.start() - 14) : m.start()]) or MINOR.search(
-                lowered[m.end() : m.end() + 24]
+            before = lowered[max(0, m.start() - 40) : m.start()]
+            if (
+                NEGATED.search(before[-14:])
+                or NEGATED_CLAUSE.search(before)
+                or MINOR.search(lowered[m.end() : m.end() + 24])
             ):
                 continue  # "kein iommu=pt", "no nvlink bridge": the value is ruled out, not said
             if all(v != value for v, _s in hits):
@@ -351,7 +401,7 @@ def _value(kind: str, text: str) -> int | float:
     return _count(text)
 
 
-def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str:
+def _numbers_with_units(lowered: str, table: FieldTable, out: Understood, expecting: str | None = None) -> str:
     """Numbers with their fields' words ("60 users", "8k context", "users: 60", "prompts ~1k"), where
     two fields' words could take one number the longer words win ("batched tokens 16k" is not the
     context); then numbers written with k or M for the field that takes them ("mostly 4k, sometimes
@@ -364,8 +414,10 @@ def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str
         span = m.span("n")
         if fld.path in found or any(span[0] < e and s < span[1] for s, e in taken):
             continue
-        found[fld.path] = _value(fld.type, m.group("n"))
         taken.append(span)
+        if fld.path == USERS and HEADCOUNT.match(m.group("u")) and not _at_once(_sentence(lowered, span), expecting):
+            continue  # a head count: blanked, so that no other field reads it as its own
+        found[fld.path] = _value(fld.type, m.group("n"))
     for start, end in taken:
         lowered = lowered[:start] + " " * (end - start) + lowered[end:]
     for fld in table.fields:
@@ -383,6 +435,25 @@ def _numbers_with_units(lowered: str, table: FieldTable, out: Understood) -> str
     return lowered
 
 
+def _at_once(sentence: str, expecting: str | None) -> bool:
+    """Whether a head count in this sentence counts people at once: the sentence says so, or it answers
+    the question of the users; never where it asks how many of them are ("wie viele davon gleichzeitig")."""
+    if re.search(r"\b(how many|wie ?viele)\b", sentence):
+        return False
+    return expecting in ("users", USERS) or bool(AT_ONCE.search(sentence))
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def _sentence(text: str, span: tuple[int, int]) -> str:
+    """The sentence of `text` around `span`."""
+    start = max(text.rfind(mark, 0, span[0]) for mark in ".;!?")
+    ends = [i for i in (text.find(mark, span[1]) for mark in ".;!?") if i >= 0]
+    return text[start + 1 : min(ends) if ends else len(text)]
+
+
 def _unit_matches(lowered: str, table: FieldTable) -> list[tuple[int, int, Field, re.Match[str]]]:
     """Every number beside a field's words: (0 for number-then-words, 1 for words-then-number, the
     length of the words, the field, the match)."""
@@ -390,7 +461,9 @@ def _unit_matches(lowered: str, table: FieldTable) -> list[tuple[int, int, Field
     for fld in table.fields:
         if not fld.unit_words:
             continue
-        for m in re.finditer(rf"(?P<n>{NUMBER[fld.type]})[\s-]{{0,3}}{BETWEEN}(?P<u>{fld.unit_words})", lowered):
+        for m in re.finditer(
+            rf"(?P<n>{NUMBER[fld.type]})[\s-]{{0,3}}{BETWEEN}(?P<u>{fld.unit_words})(?!['’]s\b)", lowered
+        ):
             out.append((0, len(m.group("u")), fld, m))
         if fld.either_side:
             tail = r"\b" if fld.type == "tokens" else ""
@@ -411,6 +484,9 @@ def _names(lowered: str, kb: Knowledge, out: Understood) -> str:
     masked = lowered  # the same letters as `text`, with '-' and '/' kept for the field words ("fine-tune")
     for kind, key in (("gpu", "hardware.gpu"), ("model", "model")):
         found = entities.distinct(kb, entities.find_all(kb, kind, text), text)
+        if len(found) == 1 and WEIGHED.search(text):  # "A instead of two Bs? which one is smarter": both weighed
+            weighed = entities.distinct(kb, entities.find_all(kb, kind, INSTEAD.sub(_blank, text)), text)
+            found = weighed if len(weighed) > 1 else found
         if not found:
             for number in _unsure(kind, text, lowered, kb, out):  # "RTX 6000": no count of 6,000 nodes
                 masked = re.sub(rf"(?<![\w]){number}(?![\w])", " " * len(number), masked)
@@ -561,8 +637,10 @@ def _expected_choice(said: str, asked: Field, out: Understood) -> None:
 def _expected_number(said: str, asked: Field, out: Understood) -> None:
     """The number an answer to a number question holds; several give the largest, kept as a range."""
     # a number standing as one: after a space, a bracket, "~" or ":", never inside "{0}" or "%d"
-    several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])(?![\s-]?(?:gb|gib|tb)\b)", said)
     path = asked.path
+    if path == USERS:
+        said = POPULATION.sub(lambda m: " " * len(m.group(0)), said)  # "60 in total, 15 at once": 15
+    several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])(?![\s-]?(?:gb|gib|tb)\b)", said)
     if asked.type in ("share", "gbps"):
         rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)
         marked = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)(?![\w}%])", said)

@@ -94,9 +94,19 @@ RANGES = (
 )
 
 
+# two neighbouring counts said one after the other: "fünf, sechs Analysten", "two, three nodes"
+NEIGHBOURS = re.compile(r"(?<![\w.,-])(\d{1,4}),\s{1,2}(\d{1,4})(?=\s[a-zäöüß])")
+
+
 def upper_of_ranges(text: str) -> str:
-    """A range said ("30-50 users", "between 4 and 8k", "fünf bis zehn") as its upper end, which a
-    careful planner sizes for; the lower end is blanked (same length) and takes the upper's k or M."""
+    """A range said ("30-50 users", "between 4 and 8k", "fünf bis zehn", "fünf, sechs") as its upper
+    end, which a careful planner sizes for; the lower end is blanked (same length) and takes the upper's
+    k or M."""
+
+    def neighbours(m: re.Match[str]) -> str:
+        if int(m.group(2)) != int(m.group(1)) + 1:
+            return m.group(0)  # "2, 4": a list, not an approximation
+        return " " * (m.start(2) - m.start(0)) + m.group(2)
 
     def upper(m: re.Match[str]) -> str:
         low, high = _amount(m.group(1), m.group(2) or m.group(5)), _amount(m.group(4), m.group(5))
@@ -108,7 +118,7 @@ def upper_of_ranges(text: str) -> str:
 
     for pattern in RANGES:
         text = pattern.sub(upper, text)
-    return text
+    return NEIGHBOURS.sub(neighbours, text)
 
 
 def _amount(digits: str, suffix: str | None) -> float:

@@ -30,7 +30,7 @@ class Evidence:
         return {"file": self.file, "line": self.line, "text": self.text}
 
 
-PAIR_STATES = ("ok", "capable", "shm", "unsupported", "blocked", "broken")
+PAIR_STATES = ("ok", "capable", "shm", "refused", "unsupported", "blocked", "broken")
 ALL_PAIRS = "*"
 
 
@@ -38,7 +38,8 @@ ALL_PAIRS = "*"
 class PairState:
     """What one piece of evidence says of peer-to-peer between two GPUs: `pair` "0-1" (ALL_PAIRS: every
     pair of the host), a state of PAIR_STATES (ok: transfers work; capable: the driver says they could;
-    shm: NCCL chose shared memory instead; unsupported: the cards or the platform have no P2P by design;
+    shm: NCCL chose shared memory instead; refused: the engine found no P2P;
+    unsupported: the cards or the platform have no P2P by design;
     blocked: P2P is possible but the platform turns it away; broken: transfers hang, fail or corrupt),
     how strong the evidence is (1: what the card or platform is known to do, 2: the driver's or NCCL's
     claim, 3: a transfer that was made or measured), its line and why, in words."""

@@ -30,6 +30,8 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_ib_gid_index": re.compile(r"NCCL_IB_GID_INDEX set by environment to (-?\d{1,5})"),
     "peer_access_unsupported": re.compile(r"peer access is not supported between these two devices"),
     "illegal_access": re.compile(r"an illegal memory access was encountered|cudaerrorillegaladdress"),
+    # vLLM's and SGLang's custom all-reduce (custom_all_reduce.py): the driver or the engine's probe said no P2P
+    "engine_no_p2p": re.compile(r"custom allreduce is disabled because your platform lacks gpu p2p capability"),
 }
 # the patterns written in lower case match the lower-cased text: a case-insensitive regex cannot skip
 # ahead to its first letter and costs several times more on a long file
@@ -365,6 +367,9 @@ def _transport_states(parsed: Parsed) -> list[PairState]:
     if events.get("peer_access_unsupported"):
         why = "CUDA refuses peer access between the devices"
         found.append(PairState(ALL_PAIRS, "unsupported", 3, ev.get("peer_access_unsupported"), why))
+    if events.get("engine_no_p2p"):
+        why = "the engine found no GPU peer-to-peer (its custom all-reduce is off)"
+        found.append(PairState(ALL_PAIRS, "refused", 2, ev.get("engine_no_p2p"), why))
     if events.get("illegal_access") and events.get("nccl_p2p"):
         why = "an illegal memory access after NCCL set up P2P between the GPUs"
         found.append(PairState(ALL_PAIRS, "broken", 3, ev.get("illegal_access"), why))

@@ -53,6 +53,7 @@ READERS: tuple[Reader, ...] = (
     smi.CSV,
     smi.NVLINK,
     smitable.TABLE,
+    smitable.LISTING,
     report.REPORT,
     ollama.OLLAMA,
     kernel.CMDLINE,

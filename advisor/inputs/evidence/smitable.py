@@ -65,3 +65,37 @@ TABLE = Reader(
     ),
     gpu_evidence=True,
 )
+
+
+# `nvidia-smi -L`: "GPU 0: NVIDIA H100 PCIe (UUID: GPU-...)"; a MIG instance beneath its GPU lists as
+# "  MIG 3g.40gb     Device  0: (UUID: MIG-...)" and is not a GPU of its own.
+LISTED = re.compile(r"^[ \t]{0,4}GPU[ \t](\d{1,3}):[ \t](\S[^(\n]{1,80}?)[ \t]\(UUID:[ \t]GPU-[0-9a-fA-F-]{8,60}\)")
+
+
+def looks_like_listing(text: str) -> bool:
+    """`nvidia-smi -L`: at least one line of a GPU with its UUID."""
+    return any(LISTED.match(line) for line in text.split("\n"))
+
+
+def parse_listing(text: str, file: str) -> Parsed:
+    """Each GPU listed: index and name (the bus id is not in this listing)."""
+    out = Parsed("nvidia-smi-list", file)
+    gpus: list[dict[str, str]] = []
+    for no, line in enumerate(clean(text).split("\n"), 1):
+        m = LISTED.match(line)
+        if m and all(g["index"] != m.group(1) for g in gpus):
+            gpus.append({"index": m.group(1), "name": m.group(2).strip()})
+            out.at(f"gpu:{len(gpus) - 1}", no, line)
+    out.data = {"gpus": gpus}
+    return out
+
+
+LISTING = Reader(
+    "nvidia-smi-list",
+    looks_like_listing,
+    parse_listing,
+    gpu_facts,  # the model of the first GPU listed and how many
+    first_only=True,
+    yields=("hardware.gpu", "hardware.gpus_per_node"),
+    gpu_evidence=True,
+)
