@@ -153,6 +153,12 @@ def test_the_nvidia_smi_table_names_and_counts_the_gpus_it_shows(engine):
     assert facts == {"hardware.gpu": "NVIDIA H100 80GB HBM3", "hardware.gpus_per_node": 2}
 
 
+def test_nvidia_smi_l_names_the_gpu_and_counts_no_mig_device_as_a_gpu(cli, tmp_path):
+    doc = audit_folder(cli, tmp_path, {"gpus.txt": verbatim("smi_list_a100_mig_guide.txt")})
+    assert doc["input"][0]["kinds"] == ["nvidia-smi-list"]
+    assert doc["facts"]["gpu"] == "A100-SXM4-40GB" and doc["facts"]["gpus_per_node"] == 1
+
+
 def test_vllms_non_default_args_line_gives_the_launch_it_describes(engine):
     from advisor.inputs.evidence.engineargs import ARGS, args_facts
 

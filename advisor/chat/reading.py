@@ -105,7 +105,7 @@ def read(text: str, kb: Knowledge, asked: str | None = None) -> Turn:
     named = bool(got.fields or got.unsure or got.variants)
     stated = TAG.sub(".", said) if got.fields else said
     catalogue = "model" in got.fields or "hardware.gpu" in got.fields
-    act: Act = classify(stated, named, bool(got.alternatives), _asked_only(said, got, asked), catalogue)
+    act: Act = classify(stated, named, bool(got.alternatives), _asked_only(said, got, kb, asked), catalogue)
     return _refined(act, said, got, kb, asked)
 
 
@@ -140,7 +140,7 @@ def _stated_first(said: str, kb: Knowledge, asked: str | None) -> Understood | N
     return got if got.fields else None
 
 
-def _asked_only(said: str, got: Understood, asked: str | None) -> bool:
+def _asked_only(said: str, got: Understood, kb: Knowledge, asked: str | None) -> bool:
     """Whether the line leaves the open question unanswered: it names no value of it, or only that
     value, unhedged (a bare "no" beside "no idea")."""
     if asked is None:
@@ -154,21 +154,19 @@ def _asked_only(said: str, got: Understood, asked: str | None) -> bool:
         return True
     if len(said.split()) <= 2:
         return False  # "unbekannt", "not sure": one of the question's own choices, said as the answer
-    if _stated_apart(said, row.path):
+    if _stated_apart(said, kb, row.path):
         return False  # "Laut IT: Llama 3.3 70B. Mehr weiß ich nicht.": the answer, then what is not known
     return set(got.fields) == {row.path} and HEDGE.search(said.lower()) is None
 
 
-def _stated_apart(said: str, path: str) -> bool:
+def _stated_apart(said: str, kb: Knowledge, path: str) -> bool:
     """Whether the sentences before the last state the field's value, without a question or a
     don't-know of their own: what the last sentence does not know is something else."""
-    from advisor.kb.knowledge import load
-
     parts = re.split(r"(?<=[.!;])\s{1,3}", said.strip())
     head = " ".join(parts[:-1])
     if len(parts) < 2 or "?" in head or classify(head, True).kind == "dont_know":
         return False
-    return path in understand(head, load()).fields
+    return path in understand(head, kb).fields
 
 
 def _names_layout(text: str) -> bool:

@@ -68,13 +68,14 @@ SUFFIXED = r"(?<![\w.])(?<![a-z]-)\d{1,9}(?:\.\d{1,3})?\s?[km]\b"  # "32k": a to
 BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zäöüß]{1,14}[\s-]+){0,2}"
 # "16 GPUs total" over 2 nodes: 8 per node
 TOTAL = r"(?<![\w.])(\d{1,5})\s{0,2}(?:gpus|cards|karten)\s{0,2}(?:total|in total|insgesamt|gesamt|overall|in all)\b"
+# who is counted: people, whose number is how many there are, not how many at once ("120 Leute")
+PEOPLE = (
+    r"people|leute|personen|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?|sachbearbeiter\w{0,3}"
+    r"|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2}"
+)
 # weak unit words: a unit of many fields ("tokens"), or who is counted, not how many at once ("analysts");
 # the field named with stronger words takes the number ("35 analysts, 12 at once": 12 at once)
-WEAK_UNITS = re.compile(
-    r"^(tokens?|people|leute|personen|agents?|agenten|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?"
-    r"|sachbearbeiter\w{0,3}|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2}"
-    r"|callers?|seats?|plätze)$"
-)
+WEAK_UNITS = re.compile(rf"^(tokens?|agents?|agenten|callers?|seats?|plätze|{PEOPLE})$")
 # Who is counted is no count of conversations unless the sentence says they work at once: "120 Leute"
 # is a head count, "fünf, sechs Analysten gleichzeitig" are six at once.
 AT_ONCE = re.compile(
@@ -82,10 +83,7 @@ AT_ONCE = re.compile(
     r"|zeitgleich\w{0,2}|auf einmal|zur (gleichen|selben) zeit|online|active|aktiv\w{0,2}|busy|peaks?"
     r"|spitzen?\w{0,4})\b"
 )
-HEADCOUNT = re.compile(
-    r"^(people|leute|personen|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?|sachbearbeiter\w{0,3}"
-    r"|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2})$"
-)
+HEADCOUNT = re.compile(rf"^({PEOPLE})$")
 # a head count said as the whole ("60 scientists in total", "insgesamt 300"): not how many at once
 POPULATION = re.compile(
     r"(?<![\w.])\d{1,7}(?=(?:\s[a-zäöüß]{1,14}){0,2}\s(?:in total|total|insgesamt|overall|in all|all told|im ganzen)\b)"
@@ -415,7 +413,7 @@ def _numbers_with_units(lowered: str, table: FieldTable, out: Understood, expect
         if fld.path in found or any(span[0] < e and s < span[1] for s, e in taken):
             continue
         taken.append(span)
-        if fld.path == USERS and HEADCOUNT.match(m.group("u")) and not _at_once(_sentence(lowered, span), expecting):
+        if fld.path == USERS and HEADCOUNT.match(m.group("u")) and not _at_once(lowered, span, expecting):
             continue  # a head count: blanked, so that no other field reads it as its own
         found[fld.path] = _value(fld.type, m.group("n"))
     for start, end in taken:
@@ -431,27 +429,39 @@ def _numbers_with_units(lowered: str, table: FieldTable, out: Understood, expect
                 found[fld.path] = values[-1]
                 if len(values) > 1:
                     out.ranged[fld.path] = values
-                lowered = re.sub(SUFFIXED, lambda m: " " * len(m.group(0)), lowered)
+                lowered = re.sub(SUFFIXED, _blank, lowered)
     return lowered
 
 
-def _at_once(sentence: str, expecting: str | None) -> bool:
-    """Whether a head count in this sentence counts people at once: the sentence says so, or it answers
-    the question of the users; never where it asks how many of them are ("wie viele davon gleichzeitig")."""
+def _at_once(text: str, span: tuple[int, int], expecting: str | None) -> bool:
+    """Whether the head count at `span` counts people at once: a word of it stands by this number with no
+    other number between ("fünf, sechs Analysten gleichzeitig"), or the line answers the question of the
+    users; never a number said as the whole ("insgesamt 300 Mitarbeiter, davon gleichzeitig 25": 25), nor
+    where the sentence asks how many of them are ("wie viele davon gleichzeitig")."""
+    start, end = _sentence_bounds(text, span)
+    sentence = text[start:end]
+    if any(m.start() == span[0] for m in POPULATION.finditer(text, start, end)):
+        return False
     if re.search(r"\b(how many|wie ?viele)\b", sentence):
         return False
-    return expecting in ("users", USERS) or bool(AT_ONCE.search(sentence))
+    if expecting in ("users", USERS):
+        return True
+    for cue in AT_ONCE.finditer(text, start, end):
+        between = text[span[1] : cue.start()] if cue.start() >= span[1] else text[cue.end() : span[0]]
+        if not re.search(r"\d", between):
+            return True
+    return False
 
 
 def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
-def _sentence(text: str, span: tuple[int, int]) -> str:
-    """The sentence of `text` around `span`."""
-    start = max(text.rfind(mark, 0, span[0]) for mark in ".;!?")
+def _sentence_bounds(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """Where the sentence of `text` around `span` starts and ends."""
+    start = max(text.rfind(mark, 0, span[0]) for mark in ".;!?") + 1
     ends = [i for i in (text.find(mark, span[1]) for mark in ".;!?") if i >= 0]
-    return text[start + 1 : min(ends) if ends else len(text)]
+    return start, min(ends) if ends else len(text)
 
 
 def _unit_matches(lowered: str, table: FieldTable) -> list[tuple[int, int, Field, re.Match[str]]]:
@@ -639,7 +649,7 @@ def _expected_number(said: str, asked: Field, out: Understood) -> None:
     # a number standing as one: after a space, a bracket, "~" or ":", never inside "{0}" or "%d"
     path = asked.path
     if path == USERS:
-        said = POPULATION.sub(lambda m: " " * len(m.group(0)), said)  # "60 in total, 15 at once": 15
+        said = POPULATION.sub(_blank, said)  # "60 in total, 15 at once": 15
     several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])(?![\s-]?(?:gb|gib|tb)\b)", said)
     if asked.type in ("share", "gbps"):
         rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)

@@ -68,12 +68,11 @@ def parse_args(text: str, file: str) -> Parsed:
     out = Parsed("engine-args", file)
     item: dict[str, Any] | None = None
     for no, line in enumerate(clean(text).split("\n"), 1):
-        found = _vllm_args(line, no, out) if item is None else None
-        found = found or (_sglang_args(line) if item is None else None)
-        if found is not None:
-            item = found
-            out.at("launch:0", no, line)
-            continue
+        if item is None:
+            item = _vllm_args(line, no, out) or _sglang_args(line)
+            if item is not None:
+                out.at("launch:0", no, line)
+                continue
         m = CONCURRENCY.search(line)
         if m and "context" not in out.evidence:
             out.data["context"] = int(m.group(1).replace(",", ""))

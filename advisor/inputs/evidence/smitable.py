@@ -30,13 +30,9 @@ def looks_like_table(text: str) -> bool:
 def parse_table(text: str, file: str) -> Parsed:
     """Each GPU row: index, name, bus id."""
     out = Parsed("nvidia-smi-table", file)
-    gpus: list[dict[str, str]] = []
-    for no, line in enumerate(clean(text).split("\n"), 1):
-        m = ROW.match(line)
-        if m and all(g["index"] != m.group(1) for g in gpus):
-            name = m.group(2).strip().removesuffix("...").strip()  # nvidia-smi cuts a long name with "..."
-            gpus.append({"index": m.group(1), "name": name, "bus_id": m.group(3)})
-            out.at(f"gpu:{len(gpus) - 1}", no, line)
+    gpus = _listed(text, ROW, out)
+    for g in gpus:
+        g["name"] = g["name"].removesuffix("...").strip()  # nvidia-smi cuts a long name with "..."
     if not gpus:
         out.notes.append("no GPU row found")
         return out
@@ -80,14 +76,22 @@ def looks_like_listing(text: str) -> bool:
 def parse_listing(text: str, file: str) -> Parsed:
     """Each GPU listed: index and name (the bus id is not in this listing)."""
     out = Parsed("nvidia-smi-list", file)
+    out.data = {"gpus": _listed(text, LISTED, out)}
+    return out
+
+
+def _listed(text: str, row: re.Pattern[str], out: Parsed) -> list[dict[str, str]]:
+    """The GPUs a listing's rows name, once per index (`row`: index, name and, in the table, bus id),
+    each with its line."""
     gpus: list[dict[str, str]] = []
     for no, line in enumerate(clean(text).split("\n"), 1):
-        m = LISTED.match(line)
+        m = row.match(line)
         if m and all(g["index"] != m.group(1) for g in gpus):
-            gpus.append({"index": m.group(1), "name": m.group(2).strip()})
+            gpus.append(
+                {"index": m.group(1), "name": m.group(2).strip(), **({"bus_id": m.group(3)} if m.re.groups > 2 else {})}
+            )
             out.at(f"gpu:{len(gpus) - 1}", no, line)
-    out.data = {"gpus": gpus}
-    return out
+    return gpus
 
 
 LISTING = Reader(
