@@ -358,6 +358,7 @@ def test_every_other_capture_stays_quiet(cli):
                     "blind7_",
                     "blind8_",
                     "blind9_",
+                    "blind10_",
                 )
             )
             or not path.is_file()
