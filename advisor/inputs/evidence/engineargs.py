@@ -59,7 +59,9 @@ SGLANG_KEYS = {
 def looks_like_args(text: str) -> bool:
     """A vLLM log with its non-default arguments line or its KV-cache concurrency line, or SGLang's
     server arguments."""
-    return "non-default args: {" in text or "server_args=ServerArgs(" in text or bool(CONCURRENCY.search(text))
+    if "non-default args: {" in text or "server_args=ServerArgs(" in text:
+        return True
+    return "Maximum concurrency for" in text and bool(CONCURRENCY.search(text))
 
 
 def parse_args(text: str, file: str) -> Parsed:

@@ -70,7 +70,7 @@ LISTED = re.compile(r"^[ \t]{0,4}GPU[ \t](\d{1,3}):[ \t](\S[^(\n]{1,80}?)[ \t]\(
 
 def looks_like_listing(text: str) -> bool:
     """`nvidia-smi -L`: at least one line of a GPU with its UUID."""
-    return any(LISTED.match(line) for line in text.split("\n"))
+    return "(UUID: GPU-" in text and any(LISTED.match(line) for line in text.split("\n"))
 
 
 def parse_listing(text: str, file: str) -> Parsed:
