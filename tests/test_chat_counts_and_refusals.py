@@ -77,3 +77,20 @@ def test_the_words_above_a_paste_fill_what_it_does_not_show(engine):
     assert session.c.fields["hardware.gpus_per_node"] == 1  # the MIG devices are slices of one GPU
     assert session.c.fields["model"] == "Llama 3.3 70B Instruct"
     assert "Taken from the pasted output" in reply.text
+
+
+def test_one_line_of_nvidia_smi_l_is_a_paste_not_a_count_of_zero(engine):
+    session = _session(engine)
+    session.respond("GPU 0: NVIDIA H100 PCIe (UUID: GPU-7b2e1c44-90a1-4f3e-b5d2-1a9c7e3f0d21)")
+    assert session.turn.act == "evidence"
+    assert session.c.fields["hardware.gpu"] == "NVIDIA H100 PCIe" and session.c.fields["hardware.gpus_per_node"] == 1
+
+
+def test_the_plain_chat_takes_an_nvidia_smi_l_paste_as_one_message():
+    import io
+
+    from advisor.chat.plain import messages
+
+    listing = verbatim("smi_list_a100_mig_guide.txt")
+    said = list(messages(io.StringIO("Llama 3.1 8B\n" + listing + "\nthanks\n")))
+    assert said == ["Llama 3.1 8B", listing.rstrip("\n"), "thanks"]

@@ -53,7 +53,7 @@ def reply_text(reply: Reply, kb: Knowledge) -> str:
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste around pasted text
 # the lines that go on a block of machine output: a matrix's rows and legend, indented lines, log lines
-CONTINUES = re.compile(r"^(\s|GPU\d|NIC\d|mlx|Legend|  X|\|)")
+CONTINUES = re.compile(r"^(\s|GPU ?\d|NIC\d|mlx|Legend|  X|\|)")  # "GPU 0: ..." of nvidia-smi -L too
 
 
 def messages(stdin: TextIO) -> Iterator[str]:
