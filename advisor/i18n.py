@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -213,9 +213,10 @@ def outline(template: str, braces: bool = True) -> str:
     return "".join(out)
 
 
-def placeholders(template: str) -> set[str]:
-    """The `{name}` fields a template reads."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+@lru_cache(maxsize=4096)
+def placeholders(template: str) -> frozenset[str]:
+    """The `{name}` fields a template reads (kept: the texts of rules and facts are a fixed set)."""
+    return frozenset({name for _, name, _, _ in string.Formatter().parse(template) if name})
 
 
 class Message(NamedTuple):

@@ -92,7 +92,12 @@ class Struct:
 
     def __init__(self, *args: Any, **values: Any) -> None:
         names = self._names
-        if not values and len(args) <= len(names):  # positional only: the layout search makes thousands
+        if not values and len(args) == len(names):  # every field in order: the engine makes thousands
+            self.__dict__.update(zip(names, args, strict=True))
+            if self._post is not None:
+                self._post()
+            return
+        if not values and len(args) < len(names):  # positional only, defaults for the rest
             own = self.__dict__
             own.update(zip(names, args, strict=False))
             for name, default, factory in self._defaults[len(args) :]:

@@ -131,6 +131,8 @@ class Engine:
         self.calc = Calculator(kb, hashes.formulas if hashes is not None else None)
         self.layout_fact_names = self.calc.layout_facts
         self.layout_rules = base.in_scope("layout")
+        self._scopes: dict[str, list[Rule]] = {}
+        self.reads = {r.id: tuple(sorted(r.when.names)) for r in base.rules.values()}  # what a firing shows
         self.selecting_rules = [r for r in self.layout_rules if r.effect != "none"]
         self.rejecting_rules = [r for r in self.selecting_rules if r.effect == "reject"]
         screened = {n for r in self.rejecting_rules for n in r.when.names} | set(SCREENED)
@@ -219,6 +221,16 @@ class Engine:
         plan = self.calc.plan(env, self.calc.layout_ids)
         return Search(self.calc.runner(plan, layouts), machine_of(env), [p for p in plan if p.fid in self.screen_set])
 
+    def _screen(self, cands: list[Candidate], sources: list[Mapping[str, Any]], racing: bool) -> None:
+        """Each candidate with the scenario facts its layouts gave (`sources`, one per candidate) and its
+        rejecting rules decided; where `racing` and none rejects it, every layout figure computed."""
+        for c, source in zip(cands, sources, strict=True):
+            for name in FROM_LAYOUTS:
+                c.env[name] = source[name]
+            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.rejecting_rules}
+            if racing and not any(c.outcomes.values()):  # still in the race: every figure counts
+                self.complete(c)
+
     def complete(self, c: Candidate) -> Candidate:
         """`c` with every layout formula computed and every selecting rule decided; only once the search
         has set FROM_LAYOUTS on it."""
@@ -275,15 +287,11 @@ class Engine:
         self._scenario_from_layouts(env, cands, origin)
         if shardings:  # does one GPU per copy hold it, and the smallest copy: under each sharding its own
             own = {sharding: self._from_group(cands, sharding, env) for sharding in groups}
-        for c in cands:
-            source = own[c.layout.sharding] if shardings else env
-            for name in FROM_LAYOUTS:
-                c.env[name] = source[name]
-            c.outcomes = {r.id: r.when.evaluate(c.env) for r in self.rejecting_rules}
-            if not any(c.outcomes.values()):  # still in the race: every figure counts
-                self.complete(c)
+        # one layout asked for and none listed: the others only gave the scenario facts, and race for nothing
+        racing = search or only is None
+        self._screen(cands, [own[c.layout.sharding] for c in cands] if shardings else [env] * len(cands), racing)
         order = self._order(env)
-        chosen, dropped = self._rank(cands, order)
+        chosen, dropped = self._rank(cands, order) if racing else (None, {})
         if only is not None:
             chosen = self.complete(cands[0])
         chosen_sharding: Assumption | None = None
@@ -481,7 +489,7 @@ class Engine:
             for rule in self.layout_rules:
                 outcome = chosen.outcomes.get(rule.id)
                 firings.append(
-                    Firing(rule.id, outcome, {n: chosen.env.get(n) for n in sorted(rule.when.names)}, chosen.layout)
+                    Firing(rule.id, outcome, {n: chosen.env.get(n) for n in self.reads[rule.id]}, chosen.layout)
                 )
                 if outcome:
                     findings.append(self.finding(rule, chosen.env, chosen.trace, origin, chosen.layout, explained))
@@ -531,9 +539,13 @@ class Engine:
         """Every rule of `scope` (scenario, audit, sizing) on one set of facts: a firing for each rule,
         the finding of each that fired, and the rules that could not be decided."""
         out = ScopeResult()
-        for rule in self.rules.in_scope(scope):
+        rules = self._scopes.get(scope)
+        if rules is None:
+            rules = self._scopes[scope] = self.rules.in_scope(scope)
+        reads, get = self.reads, env.get
+        for rule in rules:
             outcome = rule.when.evaluate(env)
-            out.firings.append(Firing(rule.id, outcome, {n: env.get(n) for n in sorted(rule.when.names)}, layout))
+            out.firings.append(Firing(rule.id, outcome, {n: get(n) for n in reads[rule.id]}, layout))
             if outcome:
                 out.findings.append(self.finding(rule, env, trace or {}, origin or {}, layout, traced))
             elif outcome is None:
@@ -563,7 +575,7 @@ class Engine:
             figures=tuple(self.figure(name, env, trace, origin, depth=FINDING_DEPTH) for name in rule.figures)
             if traced
             else (),
-            facts={n: env.get(n) for n in sorted(rule.when.names)},
+            facts={n: env.get(n) for n in self.reads[rule.id]},
             layout=layout.label() if layout else None,
             conflicts=rule.conflicts,
         )
