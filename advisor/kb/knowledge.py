@@ -313,6 +313,11 @@ class Message(Record):
     causes: Mapping[str, str] = key(
         default={}, doc="for that value, the failure it stands for, as the source's branch says"
     )
+    shows: int = key(
+        default=0,
+        doc="of a format printed over several lines, the line (1 = the first) the pattern reads, where the"
+        " first is the first line of other messages too; 0: its first line that says enough",
+    )
     where: str = key(default="", source=WHERE, doc="file:line of the entry")
 
     @property
@@ -330,7 +335,7 @@ class Message(Record):
         once per message, though the load's check, the catalogue and its variants all ask for it."""
         from advisor.kb.signatures import from_format
 
-        return from_format(self.format)
+        return from_format(self.format, self.shows)
 
     def variants(self) -> tuple[tuple[str, Message], ...]:
         """Its pattern for each value of `causes`: the format with that value printed at `branch`, kept

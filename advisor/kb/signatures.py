@@ -85,13 +85,18 @@ def fmt_literal(fmt: str, start: int, end: int) -> str:
     return masked[start:end].replace("\0", "%").replace("\1", "{").replace("\2", "}")
 
 
-def from_format(fmt: str) -> str | None:
+def from_format(fmt: str, shows: int = 0) -> str | None:
     """A line pattern for a message's format string, or None where it holds fewer than MIN_LITERAL literal
     characters (it would match too much). It starts at the first literal word of four characters, joins
     the literal pieces by gaps, and stops once it holds PREFIX_LITERAL literal characters (a line cut
     short still matches), at two conversions in a row (nothing marks where one ends), or before a second
     free-text gap. A number's gap cannot hold the character after it, so it ends in one place; the one
-    free-text gap may end in many, which bounds each try at GAP_TEXT times the rest of the pattern."""
+    free-text gap may end in many, which bounds each try at GAP_TEXT times the rest of the pattern.
+    `shows` (1 = the first): the line of a message printed over several lines that the pattern reads,
+    where its first line is the first line of other messages too."""
+    if shows:
+        lines = fmt.splitlines()
+        return _line_pattern(lines[shows - 1].strip()) if shows <= len(lines) else None
     for line in fmt.splitlines():  # a message printed over several lines: its first line that says enough
         found = _line_pattern(line.strip())
         if found is not None:

@@ -90,6 +90,18 @@ def clean(text: str) -> str:
     return text.replace("\x00", "") if "\x00" in text else text
 
 
+QUOTE = re.compile(r"^[ \t]{0,3}> ?", re.M)
+
+
+def unquoted(text: str) -> str | None:
+    """A paste whose every non-blank line starts with '>' (a quote in a mail, a forum or Markdown), with
+    that one level of quoting taken off each line; None where it is not such a paste."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 2 or not all(line.lstrip(" \t").startswith(">") for line in lines):
+        return None
+    return QUOTE.sub("", text)
+
+
 @dataclass
 class InputFile:
     """One file given to the audit: what it was recognised as, notes on reading it, and the problems

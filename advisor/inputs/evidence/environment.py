@@ -17,7 +17,7 @@ from functools import cache
 
 from advisor.inputs.evidence import Parsed, clean
 from advisor.inputs.evidence.launch import ENV_FACTS, env_facts
-from advisor.inputs.evidence.reader import Contribution, Reader
+from advisor.inputs.evidence.reader import Contribution, Reader, fact
 from advisor.kb.paths import knowledge_dir
 from advisor.yamlio import load_file_cached
 
@@ -84,9 +84,29 @@ PASSED = re.compile(
 )
 
 
+# Open MPI's and MPICH's host list: -H/--host/-host a[:slots],b[:slots] (a host without slots gets one)
+HOSTS = re.compile(r"(?:^|[ \t])(?:-H|--host|-host|--hosts)[ \t=]{1,4}([^ \t\n]{1,2000})")
+MPI = re.compile(r"\b(?:mpirun|mpiexec|horovodrun)\b")
+
+
 def looks_like_launcher(text: str) -> bool:
-    """A job launcher's command line that passes settings of the serving stack (mpirun -x NCCL_...=)."""
-    return any(_launcher_lines(text))
+    """A job launcher's command line that passes settings of the serving stack (mpirun -x NCCL_...=), or
+    an MPI launch with its host list."""
+    return any(_launcher_lines(text)) or any(_host_lists(text))
+
+
+def _host_lists(text: str) -> Iterator[tuple[int, str, dict[str, int]]]:
+    """Each MPI launch line's hosts with their slots (a host named twice adds its slots)."""
+    for no, line in enumerate(text.split("\n"), 1):
+        if not MPI.search(line) or not (m := HOSTS.search(line)):
+            continue
+        hosts: dict[str, int] = {}
+        for item in m.group(1).split(","):
+            name, _, slots = item.partition(":")
+            if name:
+                hosts[name] = hosts.get(name, 0) + (int(slots) if re.fullmatch(r"[0-9]{1,5}", slots) else 1)
+        if hosts:
+            yield no, line, hosts
 
 
 def _launcher_lines(text: str) -> Iterator[tuple[int, str, list[tuple[str, str]]]]:
@@ -102,12 +122,32 @@ def parse_launcher(text: str, file: str) -> Parsed:
     """The settings each launcher line passes; the last one of a name wins."""
     out = Parsed("launcher-env", file)
     env: dict[str, str] = {}
-    for no, line, found in _launcher_lines(clean(text)):
+    text = clean(text)
+    for no, line, found in _launcher_lines(text):
         for name, value in found:
             env[name] = value
             out.at(f"env:0:{name}", no, line)
     out.data = {"env": env} if env else {}
+    for no, line, hosts in _host_lists(text):  # the last launch is the one its log follows
+        out.data["hosts"] = hosts
+        out.evidence.pop("hosts", None)
+        out.at("hosts", no, line)
     return out
 
 
-LAUNCHER_ENV = Reader("launcher-env", looks_like_launcher, parse_launcher, facts_of_env, yields=ENV_FACTS)
+def launcher_facts(parsed: Parsed) -> Iterator[Contribution]:
+    """The settings the launch passes, and how many hosts its host list names and the most slots of one."""
+    yield from facts_of_env(parsed)
+    hosts = parsed.data.get("hosts")
+    if hosts:
+        yield fact("launch_hosts", len(hosts), parsed.evidence.get("hosts"))
+        yield fact("launch_slots_max", max(hosts.values()), parsed.evidence.get("hosts"))
+
+
+LAUNCHER_ENV = Reader(
+    "launcher-env",
+    looks_like_launcher,
+    parse_launcher,
+    launcher_facts,
+    yields=(*ENV_FACTS, "fact:launch_hosts", "fact:launch_slots_max"),
+)

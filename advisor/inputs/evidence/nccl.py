@@ -24,6 +24,14 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
     "nccl_p2p": re.compile(CHANNEL + r" via P2P/"),
     "nccl_shm": re.compile(CHANNEL + r" via SHM"),
     "nccl_net": re.compile(CHANNEL + r" via NET/"),
+    # a network connection as transport/net.cc prints it: "[send] via NET/IB/0/GDRDMA", without /GDRDMA
+    # where that connection does not use GPUDirect RDMA
+    "nccl_net_gdr": re.compile(r"\[(?:send|receive)\] via NET/[A-Za-z0-9_]{1,20}/[0-9]{1,3}/GDRDMA"),
+    "nccl_net_no_gdr": re.compile(r"\[(?:send|receive)\] via NET/[A-Za-z0-9_]{1,20}/[0-9]{1,3}(?![0-9]|/GDRDMA)"),
+    # NCCL 2.0 to 2.3: "host:pid:tid [dev] INFO Ring 00 : 0 -> 1 via P2P/IPC", or without the ring
+    "nccl_local_old": re.compile(
+        r"\] INFO (?:Ring \d{1,3} : )?\d{1,6}(?:\[\d{1,4}\])? -> \d{1,6}(?:\[\d{1,4}\])? via (?:P2P|SHM)/"
+    ),
     "nccl_p2p_disabled": re.compile(r"p2p is disabled|nccl_p2p_disable set|p2p (is )?not supported"),
     "nccl_warn": re.compile(r"NCCL WARN"),
     "nccl_p2p_level": re.compile(r"NCCL_P2P_LEVEL set by environment to (\w+)"),
@@ -59,17 +67,20 @@ ELISION = re.compile(
     r"^[ \t]{0,8}(?:\.{3,}|…|\[\.{3}\]|\[…\])[ \t]{0,8}$"
 )  # a line a person put for what they left out
 HEADER = re.compile(r"nThread[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}nGpus[ \t]{1,8}[0-9]{1,4}[ \t]{1,8}minBytes")
+# the table header of NCCL 1's tests, which printed no nThread line
+HEADER_V1 = re.compile(r"bytes[ \t]{1,16}N[ \t]{1,16}type[ \t]{1,16}op[ \t]{1,16}time[ \t]{1,16}algbw[ \t]{1,16}busbw")
 
 
 def looks_like_allreduce(text: str) -> bool:
     """all_reduce_perf: its 'size count type redop root time algbw busbw' table."""
-    if HEADER.search(text):
-        return True  # its first line, which a run that fails or hangs before its first row prints too
+    if HEADER.search(text) or ("uses device" in text and HEADER_V1.search(text)):
+        return True  # its first lines, which a run that fails or hangs before its first row prints too
     if "busbw" not in text and "sum" not in text and "bus bandwidth" not in text:
         return False
     table = re.search(r"algbw[ \t]+busbw", text) and re.search(r"(redop|all_reduce|sum[ \t]+-1)", text)
     rows = len(re.findall(r"^[ \t]*\d+[ \t]+\d+[ \t]+\w+[ \t]+sum[ \t]+-1[ \t]", text, re.M))
-    return bool(table or rows >= 3 or (re.search(r"Avg bus bandwidth[ \t]*:", text) and OLD_ROW.search(text)))
+    summaries = len(re.findall(r"Avg bus bandwidth[ \t]*:", text))
+    return bool(table or rows >= 3 or (summaries and OLD_ROW.search(text)) or summaries >= 2)
 
 
 def looks_like_p2p_test(text: str) -> bool:
@@ -90,7 +101,17 @@ def looks_like_log(text: str) -> bool:
     lowered = text.lower()
     if not any(
         w in lowered
-        for w in ("nccl", "peer access", "allreduce", "all reduce", "out of memory", "outofmemory", "kv cache", "p2p")
+        for w in (
+            "nccl",
+            "peer access",
+            "allreduce",
+            "all reduce",
+            "out of memory",
+            "outofmemory",
+            "kv cache",
+            "p2p",
+            "via net/",
+        )
     ):
         return False
     return any(p.search(lowered if key in ANY_CASE else text) for key, p in LOG_PATTERNS.items())
@@ -105,23 +126,10 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     peak_at: tuple[int, str] | None = None
     peak_bw = 0.0  # the largest busbw so far: the peak's line is found in one pass
     for no, line in enumerate(clean(text).split("\n"), 1):
-        m = re.search(
-            r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}(?:Group[ \t]{1,16}\d{1,7}[ \t]{1,16})?Pid[ \t]{1,16}\d{1,10}"
-            r"[ \t]{1,16}on[ \t]{1,16}(\S{1,253})"
-            r"[ \t]{1,16}device[ \t]{1,16}(\d{1,7})[ \t]{1,16}\[([^\]\n]{0,64})\][ \t]{1,16}([^\n]{0,200})",
-            line,
-        )
-        if m:
-            ranks.append(
-                {
-                    "rank": int(m.group(1)),
-                    "host": m.group(2),
-                    "device": int(m.group(3)),
-                    "bus": m.group(4),
-                    "name": m.group(5).strip(),
-                }
-            )
-            out.at(f"rank:{m.group(1)}", no, line)
+        rank = _rank(line)
+        if rank is not None:
+            ranks.append(rank)
+            out.at(f"rank:{rank['rank']}", no, line)
             continue
         m = ROW.match(line)
         old = None if m else OLD_ROW.match(line)
@@ -155,13 +163,16 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         if m:
             avg = float(m.group(1))
             out.at("avg", no, line)
+            out.at("summary", no, line)
         m = re.search(r"nGpus[ \t]+(\d+)", line)
         if m:
             out.data["ngpus_per_thread"] = int(m.group(1))
+    separate = _summaries_per_run(text.split("\n"))
     if not rows:
         if not ranks:
             out.notes.append("no all_reduce_perf result rows found")
-            out.data = {}  # a header alone (nThread ... nGpus) says nothing the audit can use
+            # a header alone (nThread ... nGpus) says nothing the audit can use; one launch's several summaries do
+            out.data = {"summaries_per_run": separate} if separate > 1 else {}
             return out
         elided = any(ELISION.match(line) for line in text.split("\n"))
         out.notes.append(
@@ -169,7 +180,9 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             if elided
             else "the run printed its devices but no result row: it failed, hung or was cut before the first size"
         )
-        out.data.update(_ranks_data(ranks, out.data.get("ngpus_per_thread")), stopped=not elided)
+        out.data.update(
+            _ranks_data(ranks, out.data.get("ngpus_per_thread")), stopped=not elided, summaries_per_run=separate
+        )
         return out
     peak = max(rows, key=lambda r: r["busbw"])
     if peak_at is not None:
@@ -180,10 +193,51 @@ def parse_allreduce(text: str, file: str) -> Parsed:
             "peak_busbw": peak["busbw"],
             "peak_bytes": peak["bytes"],
             "avg_busbw": avg,
+            "summaries_per_run": separate,
             **_ranks_data(ranks, out.data.get("ngpus_per_thread")),
         }
     )
     return out
+
+
+RANK = re.compile(
+    r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}(?:Group[ \t]{1,16}\d{1,7}[ \t]{1,16})?Pid[ \t]{1,16}\d{1,10}"
+    r"[ \t]{1,16}on[ \t]{1,16}(\S{1,253})"
+    r"[ \t]{1,16}device[ \t]{1,16}(\d{1,7})[ \t]{1,16}\[([^\]\n]{0,64})\][ \t]{1,16}([^\n]{0,200})"
+)
+# the tests of NCCL 1 (one process, no host): "#   Rank %2d uses device %2d [0x%02x] %s"
+RANK_V1 = re.compile(
+    r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}uses device[ \t]{1,16}(\d{1,7})[ \t]{1,16}"
+    r"\[(0x[0-9a-fA-F]{1,8})\][ \t]{1,16}([^\n]{1,200})"
+)
+
+
+def _rank(line: str) -> dict[str, object] | None:
+    """One 'Using devices' line as rank, host, device, bus and GPU name; None where the line is not one."""
+    if m := RANK.search(line):
+        return {"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "bus": m.group(4),
+                "name": m.group(5).strip()}  # fmt: skip
+    if m := RANK_V1.search(line):
+        return {"rank": int(m.group(1)), "host": "local", "device": int(m.group(2)), "bus": m.group(3),
+                "name": m.group(4).strip()}  # fmt: skip
+    return None
+
+
+SUMMARY = re.compile(r"^#?[ \t]{0,4}Avg bus bandwidth[ \t]{0,8}:")
+COMMAND = re.compile(r"^[ \t]{0,4}(?:[^ \t\n]{0,64}[$#][ \t]{1,4})?(?:mpirun|mpiexec|srun|[.]/[a-z_]{2,40}_perf)\b")
+
+
+def _summaries_per_run(lines: list[str]) -> int:
+    """The most 'Avg bus bandwidth' summaries one launch printed (a launch runs from its command line to the
+    next): an MPI build prints one per run, a build without MPI one per process it was started as."""
+    most = count = 0
+    for line in lines:
+        if COMMAND.match(line):
+            count = 0
+        elif SUMMARY.match(line):
+            count += 1
+            most = max(most, count)
+    return most
 
 
 def _ranks_data(ranks: list[dict[str, object]], per_thread: object) -> dict[str, object]:
@@ -307,6 +361,10 @@ def parse_log(text: str, file: str) -> Parsed:
 def allreduce_facts(parsed: Parsed) -> Iterator[Contribution]:
     """The GPU model of the ranks, the peak bus bandwidth, and how many ranks and hosts ran."""
     data, ev = parsed.data, parsed.evidence
+    if data.get("summaries_per_run", 0) > 1:
+        yield fact("nccl_tests_summaries_per_run", data["summaries_per_run"], ev.get("summary"))
+    if "n_ranks" not in data and "peak_busbw" not in data:
+        return  # a summary alone: how many ranks ran it does not say
     for name in data.get("gpu_names", []):
         yield Contribution("hardware.gpu", name, ev.get("rank:0"))
     if data.get("stopped"):
@@ -353,6 +411,12 @@ def log_facts(parsed: Parsed) -> Iterator[Contribution]:
     gid = LOG_PATTERNS["nccl_ib_gid_index"].search(gid_line.text) if gid_line else None
     if gid:
         yield fact("nccl_ib_gid_index", int(gid.group(1)), gid_line)
+    events = parsed.data.get("events", {})
+    local = next((k for k in ("nccl_p2p", "nccl_shm", "nccl_local_old") if events.get(k)), None)
+    if local:  # a transport NCCL uses only between ranks it takes for one host
+        yield fact("nccl_intra_host_transport", True, ev.get(local))
+    if events.get("nccl_net_gdr") and events.get("nccl_net_no_gdr"):
+        yield fact("nccl_net_gdr_mixed", True, ev.get("nccl_net_no_gdr"))
     yield pairs(_transport_states(parsed))
 
 
@@ -386,6 +450,7 @@ ALLREDUCE = Reader(
         "fact:busbw_measured_gbs",
         "fact:busbw_ranks",
         "fact:busbw_hosts",
+        "fact:nccl_tests_summaries_per_run",
         "fact:nccl_tests_no_rows",
     ),
     gpu_evidence=True,
@@ -407,6 +472,8 @@ LOG = Reader(
         "fact:nccl_p2p_level",
         "fact:nccl_p2p_level_rank",
         "fact:nccl_ib_gid_index",
+        "fact:nccl_intra_host_transport",
+        "fact:nccl_net_gdr_mixed",
         PAIRS,
     ),
 )

@@ -28,6 +28,7 @@ from advisor.inputs.evidence import (
     ibstat,
     kernel,
     launch,
+    limits,
     manifest,
     nccl,
     nvbandwidth,
@@ -35,10 +36,12 @@ from advisor.inputs.evidence import (
     ray,
     rdma,
     report,
+    setpci,
     smi,
     smitable,
     toolkit,
     topo,
+    unquoted,
 )
 from advisor.inputs.evidence.reader import Contribution, Reader
 
@@ -59,6 +62,7 @@ READERS: tuple[Reader, ...] = (
     kernel.CMDLINE,
     kernel.DMESG,
     kernel.LSPCI,
+    setpci.SETPCI,
     launch.LAUNCH,
     engineargs.ARGS,
     environment.ENVIRONMENT,
@@ -73,6 +77,7 @@ READERS: tuple[Reader, ...] = (
     rdma.SHOW_GIDS,
     rdma.DEVINFO,
     rdma.IBDEV2NETDEV,
+    limits.LIMITS,
     nccl.LOG,
     failures.FAILURES,
 )
@@ -92,7 +97,13 @@ def read_text(path: Path, note: list[str]) -> str | None:
         return None
     text, notes = decode(got.data)
     note += notes
-    return None if text is None else clean(text)
+    if text is None:
+        return None
+    plain = unquoted(clean(text))
+    if plain is None:
+        return clean(text)
+    note.append("read as a quoted paste: one '>' taken off each line")
+    return plain
 
 
 def advisor_output(text: str) -> str | None:
