@@ -1,4 +1,4 @@
-"""The blind audit sets (tests/data/audit-blind-1.yaml to -10.yaml), kept as regression tests: a support
+"""The blind audit sets (tests/data/audit-blind-1.yaml to -11.yaml), kept as regression tests: a support
 engineer pastes what a public thread's reporter pasted, and the audit, from that evidence alone, names what
 the thread's resolution named, or stays quiet on a machine the thread found healthy. Cases the audit still
 misses carry `not_yet` with what it lacks."""
@@ -14,7 +14,7 @@ import yaml
 from tests.evidence_data import bundle, verbatim
 
 DATA = Path(__file__).resolve().parent / "data"
-NAMES = tuple(f"audit-blind-{n}" for n in range(1, 11))
+NAMES = tuple(f"audit-blind-{n}" for n in range(1, 12))
 SETS = {name: yaml.safe_load((DATA / f"{name}.yaml").read_text()) for name in NAMES}
 CASES = [case for cases in SETS.values() for case in cases]
 RANK = {"info": 0, "advice": 1, "warning": 2, "error": 3}

@@ -359,6 +359,7 @@ def test_every_other_capture_stays_quiet(cli):
                     "blind8_",
                     "blind9_",
                     "blind10_",
+                    "blind11_",
                 )
             )
             or not path.is_file()

@@ -49,11 +49,11 @@ def problem(pattern: str) -> str | None:
     return None
 
 
-# printf conversions (C: %d, %-8s, %.*s, %zu, %llx, %p; Python: %(name)s; Go: %v, %+v, %q, %w, %T) and Python
-# format fields ({x}, {x!r:>8})
+# printf conversions (C: %d, %-8s, %.*s, %zu, %llx, %p, glibc's %m; Python: %(name)s; Go: %v, %+v, %q, %w,
+# %T) and Python format fields ({x}, {x!r:>8})
 _CONVERSION = re.compile(
     r"%(?:\([A-Za-z_]{1,40}\))?[-+ #0']{0,4}(?:[0-9]{1,3}|\*)?(?:\.(?:[0-9]{1,3}|\*))?"
-    r"(?:hh|h|ll|l|L|q|j|z|t|I64|I32|PRI[a-z0-9]{1,6})?[diouxXeEfFgGaAcsSpnrvqwT]"
+    r"(?:hh|h|ll|l|L|q|j|z|t|I64|I32|PRI[a-z0-9]{1,6})?[diouxXeEfFgGaAcsSpnrvqwTm]"
     r"|\{[^{}\n]{0,120}\}"
 )
 _REGEX_META = frozenset("\\.^$*+?{}[]|()")

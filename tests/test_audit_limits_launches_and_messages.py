@@ -1,6 +1,7 @@
 """A support engineer pastes what a reporter pasted: a daemon's resource limits, a shell's `ulimit -a`,
 the kernel's refusal of a GPU by the open module, the GPU Operator's driver container log, a run of
-NCCL 1's tests that stopped, and setpci reads of a PCIe switch. Every paste is a real capture of
+NCCL 1's tests that stopped, MPI launches and NCCL's connections, and the errors of UCX, Docker,
+nvidia-docker, Gloo and Slurm. Every paste is a real capture of
 tests/data/audit (its header names the machine and the public thread)."""
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from advisor.inputs.evidence.setpci import _flags
 from tests.evidence_data import verbatim
 
 
@@ -93,19 +93,6 @@ def test_a_quoted_paste_is_read_as_the_output_it_quotes(cli, tmp_path):
     assert any("quoted paste" in n for n in result["input"][0]["notes"])
 
 
-def test_setpci_at_a_raw_offset_is_not_taken_for_acs(cli, tmp_path):
-    # setpci f2a.w on the PLX ports of ax08 (pytorch/pytorch#24081): the command names no register
-    code, _, err = _audit(cli, tmp_path, verbatim("blind10_pytorch_24081_plx_acs.txt"))
-    assert code == 2
-    assert "names no register" in err and "ECAP_ACS+0x6.w" in err
-
-
-def test_the_acs_control_bits_are_the_pcie_specifications():
-    # 001d, as the PLX ports of pytorch/pytorch#24081 read before ACS was disabled
-    assert _flags(0x001D) == ["SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd"]
-    assert _flags(0) == []
-
-
 def test_two_hosts_one_rank_each_yet_nccl_connects_them_over_ipc(cli, tmp_path):
     # horovod on two machines both named mtk: mpirun -H a:1,b:1 and "0 -> 1 via P2P/IPC" (horovod/horovod#110)
     code, result, _ = _audit(cli, tmp_path, verbatim("blind10_horovod_110_same_hostname_ipc.txt"))
@@ -139,3 +126,38 @@ def test_ollama_cuinit_802_on_an_nvswitch_h200_names_the_fabric_manager(cli, tmp
     code, result, _ = _audit(cli, tmp_path, verbatim("blind10_ollama_9031_h200_802_fabricmanager.txt"))
     rules = {f["rule"] for f in result["findings"]}
     assert "failure-cuda-802-fabric-manager" in rules
+
+
+def test_a_bus_error_in_nccl_inside_a_container_points_at_dev_shm(cli, tmp_path):
+    # UCX's "Caught signal 7 (Bus error: nonexistent physical address)" in ncclGroupEnd (msr-fiddle/pipedream#76)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_pipedream76.txt"))
+    bus = _finding(result, "failure-shm-bus-error")
+    assert "/dev/shm" in bus["explanation"] and "--shm-size" in bus["fix"]
+
+
+def test_a_container_restarted_after_a_driver_change_misses_its_device_node(cli, tmp_path):
+    # lstat /dev/nvidia-uvm-tools at docker start (NVIDIA/nvidia-docker#145)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_nvdocker145.txt"))
+    missing = _finding(result, "failure-container-device-missing")
+    assert "recreate the container" in missing["fix"]
+
+
+def test_nvidia_docker_1_without_uvm_then_with_a_driver_too_old_for_the_image(cli, tmp_path):
+    # "Could not load UVM kernel module", then "driver 7.0 < image 7.5" (NVIDIA/nvidia-docker#106)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_nvdocker106.txt"))
+    rules = {f["rule"] for f in result["findings"]}
+    assert {"failure-uvm-module-not-loaded", "failure-container-cuda-requirement"} <= rules
+
+
+def test_gloo_refused_at_a_loopback_peer_address(cli, tmp_path):
+    # gloo's connect [127.0.1.1]:3210 on two nodes whose host name resolves to 127.0.1.1 (pytorch/pytorch#15592)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_pt15592.txt"))
+    loop = _finding(result, "failure-gloo-loopback-fallback")
+    assert "GLOO_SOCKET_IFNAME" in loop["fix"]
+
+
+def test_slurmd_that_cannot_stat_its_gres_device_file(cli, tmp_path):
+    # slurmd's "can't stat gres.conf file /dev/nvidia0" on a BiBiGrid worker (BiBiServ/bibigrid#705)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_bibigrid705.txt"))
+    gres = _finding(result, "failure-slurm-gres-file-missing")
+    assert "gres.conf" in gres["fix"]
