@@ -161,3 +161,17 @@ def test_slurmd_that_cannot_stat_its_gres_device_file(cli, tmp_path):
     code, result, _ = _audit(cli, tmp_path, verbatim("blind11_bibigrid705.txt"))
     gres = _finding(result, "failure-slurm-gres-file-missing")
     assert "gres.conf" in gres["fix"]
+
+
+def test_nccl_tests_devices_with_the_host_name_blanked_are_still_read(cli, tmp_path):
+    # "Rank 0 Group 0 Pid 4349 on        device 0 [0x01] NVIDIA A100 80GB PCIe" (NVIDIA/nccl#841)
+    code, result, _ = _audit(cli, tmp_path, verbatim("blind11_nccl841.txt"))
+    assert "nccl-tests" in result["input"][0]["kinds"]
+    assert "A100 80GB PCIe" in json.dumps(result["facts"])
+
+
+def test_more_ranks_than_listed_slots_share_hosts_and_raise_nothing(cli, tmp_path):
+    # the horovod launch of the same thread with four ranks on its two hosts: two per host may use P2P/IPC
+    text = verbatim("blind10_horovod_110_same_hostname_ipc.txt").replace("mpirun -np 2 -H", "mpirun -np 4 -H")
+    code, result, _ = _audit(cli, tmp_path, text)
+    assert "audit-nccl-hosts-taken-for-one" not in {f["rule"] for f in result["findings"]}

@@ -740,17 +740,6 @@ ANY_FAILURE = "*"
 SPECIFIC_FAILURE = "failure_specific_seen"  # true where a failure without unless: ['*'] matched
 
 
-def _unmatchable(m: Message) -> str | None:
-    """Why a message's patterns (its own, and each branch's with the value printed in it) cannot match
-    safely; a format too short to match alone may still match with a branch's value."""
-    from advisor.kb.signatures import problem
-
-    patterns = ([m.pattern] if m.pattern is not None else []) + [p for p, _ in m.variants()]
-    if not patterns:
-        return "holds too little literal text to match"
-    return next(filter(None, map(problem, patterns)), None)
-
-
 def _facts_of_failures(kb: Knowledge) -> None:
     """One evidence fact per catalogued failure (true where its signature matched), so that a failure is
     one entry of knowledge/failures.yaml: its fact, reader pattern and audit rule all follow from it."""
@@ -763,7 +752,7 @@ def _facts_of_failures(kb: Knowledge) -> None:
                 where=m.where,
                 hint=closest(m.cause, kb.failures),
             )
-        why = _unmatchable(m)
+        why = "holds too little literal text to match" if m.pattern is None else problem(m.pattern)
         if why:
             raise KnowledgeError(f"message {m.format[:50]!r} {why}", where=m.where)
     said = {m.cause for m in kb.messages} | {c for m in kb.messages for c in m.causes.values()}  # a branch's too

@@ -85,8 +85,9 @@ PASSED = re.compile(
 
 
 # Open MPI's and MPICH's host list: -H/--host/-host a[:slots],b[:slots] (a host without slots gets one)
-HOSTS = re.compile(r"(?:^|[ \t])(?:-H|--host|-host|--hosts)[ \t=]{1,4}([^ \t\n]{1,2000})")
+HOSTS = re.compile(r"(?:^|[ \t])(?:-H|--hosts|--host|-hosts|-host)[ \t=]{1,4}([^ \t\n]{1,2000})")
 MPI = re.compile(r"\b(?:mpirun|mpiexec|horovodrun)\b")
+NP = re.compile(r"(?:^|[ \t])(?:-np|-n|-c|--np|--n)[ \t=]{1,4}([0-9]{1,6})\b")
 
 
 def looks_like_launcher(text: str) -> bool:
@@ -97,6 +98,8 @@ def looks_like_launcher(text: str) -> bool:
 
 def _host_lists(text: str) -> Iterator[tuple[int, str, dict[str, int]]]:
     """Each MPI launch line's hosts with their slots (a host named twice adds its slots)."""
+    if not any(word in text for word in ("mpirun", "mpiexec", "horovodrun")):
+        return
     for no, line in enumerate(text.split("\n"), 1):
         if not MPI.search(line) or not (m := HOSTS.search(line)):
             continue
@@ -105,6 +108,10 @@ def _host_lists(text: str) -> Iterator[tuple[int, str, dict[str, int]]]:
             name, _, slots = item.partition(":")
             if name:
                 hosts[name] = hosts.get(name, 0) + (int(slots) if re.fullmatch(r"[0-9]{1,5}", slots) else 1)
+        ranks = NP.search(line)
+        if ranks and hosts and int(ranks.group(1)) > sum(hosts.values()):  # more ranks than slots: they share hosts
+            share = -(-int(ranks.group(1)) // len(hosts))
+            hosts = {name: max(slots, share) for name, slots in hosts.items()}
         if hosts:
             yield no, line, hosts
 

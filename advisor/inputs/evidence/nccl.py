@@ -202,8 +202,8 @@ def parse_allreduce(text: str, file: str) -> Parsed:
 
 RANK = re.compile(
     r"Rank[ \t]{1,16}(\d{1,7})[ \t]{1,16}(?:Group[ \t]{1,16}\d{1,7}[ \t]{1,16})?Pid[ \t]{1,16}\d{1,10}"
-    r"[ \t]{1,16}on[ \t]{1,16}(\S{1,253})"
-    r"[ \t]{1,16}device[ \t]{1,16}(\d{1,7})[ \t]{1,16}\[([^\]\n]{0,64})\][ \t]{1,16}([^\n]{0,200})"
+    r"[ \t]{1,16}on[ \t]{1,16}(?:(\S{1,253})[ \t]{1,16})?"  # a host name a paste blanked out leaves none
+    r"device[ \t]{1,16}(\d{1,7})[ \t]{1,16}\[([^\]\n]{0,64})\][ \t]{1,16}([^\n]{0,200})"
 )
 # the tests of NCCL 1 (one process, no host): "#   Rank %2d uses device %2d [0x%02x] %s"
 RANK_V1 = re.compile(
@@ -215,7 +215,7 @@ RANK_V1 = re.compile(
 def _rank(line: str) -> dict[str, object] | None:
     """One 'Using devices' line as rank, host, device, bus and GPU name; None where the line is not one."""
     if m := RANK.search(line):
-        return {"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "bus": m.group(4),
+        return {"rank": int(m.group(1)), "host": m.group(2) or "", "device": int(m.group(3)), "bus": m.group(4),
                 "name": m.group(5).strip()}  # fmt: skip
     if m := RANK_V1.search(line):
         return {"rank": int(m.group(1)), "host": "local", "device": int(m.group(2)), "bus": m.group(3),
