@@ -96,6 +96,8 @@ QUOTE = re.compile(r"^[ \t]{0,3}> ?", re.M)
 def unquoted(text: str) -> str | None:
     """A paste whose every non-blank line starts with '>' (a quote in a mail, a forum or Markdown), with
     that one level of quoting taken off each line; None where it is not such a paste."""
+    if not text.lstrip(" \t\n").startswith(">"):
+        return None  # the first line already says: most files stop here
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) < 2 or not all(line.lstrip(" \t").startswith(">") for line in lines):
         return None

@@ -125,7 +125,8 @@ def parse_allreduce(text: str, file: str) -> Parsed:
     avg = None
     peak_at: tuple[int, str] | None = None
     peak_bw = 0.0  # the largest busbw so far: the peak's line is found in one pass
-    for no, line in enumerate(clean(text).split("\n"), 1):
+    lines = clean(text).split("\n")
+    for no, line in enumerate(lines, 1):
         rank = _rank(line)
         if rank is not None:
             ranks.append(rank)
@@ -167,14 +168,14 @@ def parse_allreduce(text: str, file: str) -> Parsed:
         m = re.search(r"nGpus[ \t]+(\d+)", line)
         if m:
             out.data["ngpus_per_thread"] = int(m.group(1))
-    separate = _summaries_per_run(text.split("\n"))
+    separate = _summaries_per_run(lines)
     if not rows:
         if not ranks:
             out.notes.append("no all_reduce_perf result rows found")
             # a header alone (nThread ... nGpus) says nothing the audit can use; one launch's several summaries do
             out.data = {"summaries_per_run": separate} if separate > 1 else {}
             return out
-        elided = any(ELISION.match(line) for line in text.split("\n"))
+        elided = any(ELISION.match(line) for line in lines)
         out.notes.append(
             "the paste leaves out what followed the devices ('...'): its result rows are not shown"
             if elided

@@ -97,9 +97,10 @@ def read_text(path: Path, note: list[str]) -> str | None:
     note += notes
     if text is None:
         return None
-    plain = unquoted(clean(text))
+    text = clean(text)
+    plain = unquoted(text)
     if plain is None:
-        return clean(text)
+        return text
     note.append("read as a quoted paste: one '>' taken off each line")
     return plain
 
