@@ -70,7 +70,7 @@ BETWEEN = r"(?:(?!(?:and|und|or|oder|to|bis|but|aber|per|pro|je|each|a)\b)[a-zä
 TOTAL = r"(?<![\w.])(\d{1,5})\s{0,2}(?:gpus|cards|karten)\s{0,2}(?:total|in total|insgesamt|gesamt|overall|in all)\b"
 # who is counted: people, whose number is how many there are, not how many at once ("120 Leute")
 PEOPLE = (
-    r"people|leute|personen|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?|sachbearbeiter\w{0,3}"
+    r"people|ppl|folks|leute|personen|analysts?|analysten|mitarbeiter\w{0,3}|staff|redakteure?n?|sachbearbeiter\w{0,3}"
     r"|kolleg\w{0,6}|developers?|devs|entwickler\w{0,2}|students?|studierende\w?|anwender\w{0,2}"
 )
 # weak unit words: a unit of many fields ("tokens"), or who is counted, not how many at once ("analysts");
@@ -79,7 +79,8 @@ WEAK_UNITS = re.compile(rf"^(tokens?|agents?|agenten|callers?|seats?|plätze|{PE
 # Who is counted is no count of conversations unless the sentence says they work at once: "120 Leute"
 # is a head count, "fünf, sechs Analysten gleichzeitig" are six at once.
 AT_ONCE = re.compile(
-    r"\b(at once|at the same time|simultaneous\w{0,3}|concurrent\w{0,3}|in parallel|parallel|gleichzeitig\w{0,2}"
+    r"\b(at once|at the same (?:time|moment)|at any (?:one|given) (?:time|moment)|simultaneous\w{0,3}|concurrent\w{0,3}"
+    r"|in parallel|parallel\w{0,2}|gleichzeitig\w{0,2}"
     r"|zeitgleich\w{0,2}|auf einmal|zur (gleichen|selben) zeit|online|active|aktiv\w{0,2}|busy|peaks?"
     r"|spitzen?\w{0,4})\b"
 )
@@ -275,6 +276,11 @@ def _kv_answer(out: Understood) -> None:
 
 
 FRACTIONS = {
+    "a 3rd": 1 / 3,
+    "1 3rd": 1 / 3,
+    "2 3rds": 2 / 3,
+    "a 4th": 0.25,
+    "1 4th": 0.25,
     "half": 0.5,
     "haelfte": 0.5,
     "a third": 1 / 3,
@@ -287,7 +293,7 @@ FRACTIONS = {
 def _fraction(lowered: str, out: Understood) -> None:
     """ "80 people but only about half online": the users a fraction after their number leaves."""
     users = out.fields.get("workload.concurrent_conversations")
-    m = re.search(r"\b(half|haelfte|a third|ein drittel|a quarter|ein viertel)\b", lowered)
+    m = re.search(rf"\b({'|'.join(FRACTIONS)})\b", lowered)
     if isinstance(users, int) and m and users > 3:
         out.fields["workload.concurrent_conversations"] = round(users * FRACTIONS[m.group(1)])
 
@@ -444,13 +450,38 @@ def _at_once(text: str, span: tuple[int, int], expecting: str | None) -> bool:
         return False
     if re.search(r"\b(how many|wie ?viele)\b", sentence):
         return False
-    if expecting in ("users", USERS):
+    if span in _said_at_once(text):
         return True
-    for cue in AT_ONCE.finditer(text, start, end):
-        between = text[span[1] : cue.start()] if cue.start() >= span[1] else text[cue.end() : span[0]]
-        if not re.search(r"\d", between):
-            return True
-    return False
+    # the answer to the users' question, unless another number is the one said of at once ("35
+    # radiologists, at peak a dozen of them at the same time": 12)
+    return expecting in ("users", USERS) and not _said_at_once(text)
+
+
+AT_ONCE_NUMBER = re.compile(r"(?<![\w.,-])\d{1,7}(?![\w.,]?\d)(?![a-z])(?!\s?(?:gb|gib|tb|%))")
+
+
+def _said_at_once(text: str) -> list[tuple[int, int]]:
+    """The numbers of the text said of at once: each word of at once binds the nearest number of its
+    sentence with no other number between ("35 radiologists, at peak a dozen of them at the same time":
+    12); never a number said as the whole."""
+    whole = {m.start() for m in POPULATION.finditer(text)}
+    numbers = [m.span() for m in AT_ONCE_NUMBER.finditer(text) if m.start() not in whole]
+    out: list[tuple[int, int]] = []
+    for cue in AT_ONCE.finditer(text):
+        start, end = _sentence_bounds(text, cue.span())
+        before = [n for n in numbers if start <= n[0] and n[1] <= cue.start()]
+        after = [n for n in numbers if cue.end() <= n[0] and n[1] <= end]
+        near = [n for n in (before[-1:] + after[:1]) if not re.search(r"\d", _gap(text, n, cue.span()))]
+        if near:
+            best = min(near, key=lambda n: len(_gap(text, n, cue.span())))
+            if best not in out:
+                out.append(best)
+    return out
+
+
+def _gap(text: str, a: tuple[int, int], b: tuple[int, int]) -> str:
+    """The text between two spans."""
+    return text[a[1] : b[0]] if a[1] <= b[0] else text[b[1] : a[0]]
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -651,6 +682,9 @@ def _expected_number(said: str, asked: Field, out: Understood) -> None:
     if path == USERS:
         said = POPULATION.sub(_blank, said)  # "60 in total, 15 at once": 15
     several = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?\s*[km]?)(?![\w}%])(?![\s-]?(?:gb|gib|tb)\b)", said)
+    if path == USERS and len(several) > 1:
+        at_once = [said[s:e] for s, e in _said_at_once(said)]
+        several = at_once or several  # "20 associates, realistically 5 or 6 at the same moment": 6
     if asked.type in ("share", "gbps"):
         rates = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)?(?![\w}%])", said)
         marked = re.findall(r"(?<![^\s(~:=])(\d+(?:\.\d+)?)\s?(?:g|gb|gbit|gig|gbps|%)(?![\w}%])", said)

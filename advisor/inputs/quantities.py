@@ -28,7 +28,6 @@ SMALL = {
     "ten": 10,
     "eleven": 11,
     "twelve": 12,
-    "dozen": 12,
     "both": 2,
     "eins": 1,  # "ein", "eine" are articles as often as counts: the readers of counts take them by name
     "zwei": 2,
@@ -47,8 +46,15 @@ SMALL = {
     "elf": 11,
     "zwölf": 12,
     "zwoelf": 12,
-    "dutzend": 12,
 }
+# "a few hundred", "ein paar hundert", "several thousand": an order of magnitude, not a count
+VAGUE = re.compile(
+    r"\b(?:a few|a couple(?: of)?|several|some|many|ein paar|einige|mehrere|viele|etliche)\s(?:100|1000)s?\b"
+    r"|\b(?:hunderte|tausende|hundreds|thousands)\b"
+    r"|\b(?:ein paar|a few|a couple(?: of)?|several|einige|mehrere) (?:hundert|hundred|thousand|tausend)\b"
+)
+DOZENS = re.compile(r"\b(\w{1,12})\s(?:dozen|dutzend)\b")  # "two dozen", "zwei Dutzend": kept as words to count
+TIMES_DOZEN = re.compile(r"\b(\d{1,3})\s(?:dozen|dutzend)\b")
 LONGEST = 2000  # characters: a longer text (a pasted log) keeps its words; numbers in words are a speaker's
 # "4, not 8", "not 8 but 4", "statt 8", "instead of 8", "8? no, 4": the number after the cue is ruled out
 RULED_OUT = re.compile(
@@ -69,6 +75,7 @@ MONEY = re.compile(
 def digits(text: str) -> str:
     """The text with numbers in words written as digits (lower-case text in, lower-case text out)."""
     text = re.sub(r"(?<=\d)[.,](?=\d{3}\b)", "", text)  # 1.000 / 1,000
+    text = VAGUE.sub(lambda m: " " * len(m.group(0)), DOZENS.sub(r"\1 dozen", text))
     if len(text) <= LONGEST:
         for lang in ("en", "de"):
             try:
@@ -80,7 +87,14 @@ def digits(text: str) -> str:
         r"\b(\d{1,3}(?:\.\d{1,3})?)\s(1000|1000000)\b", lambda m: f"{float(m.group(1)) * int(m.group(2)):g}", text
     )
     text = re.sub(r"\b(tausend|1000) dank\b", "thanks", text)  # "1000 Dank" is thanks, no count
-    return "".join(_small(token) for token in re.split(r"(\W+)", text))
+    text = VAGUE.sub(lambda m: " " * len(m.group(0)), text)  # "a few hundred": no number a planner can take
+    return _dozens("".join(_small(token) for token in re.split(r"(\W+)", text)))
+
+
+def _dozens(text: str) -> str:
+    """ "2 dozen" as 24; a dozen alone is 12."""
+    text = TIMES_DOZEN.sub(lambda m: str(int(m.group(1)) * 12), text)
+    return re.sub(r"\b(?:dozen|dutzend)\b", "12", text)
 
 
 def _small(token: str) -> str:
