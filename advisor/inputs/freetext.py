@@ -20,6 +20,7 @@ from typing import Any
 
 from advisor.inputs.fields import Field, FieldTable, field_table
 from advisor.inputs.letters import fold
+from advisor.inputs.quantities import blank as _blank
 from advisor.inputs.scenario import SUFFIXES
 from advisor.kb.knowledge import Knowledge
 
@@ -290,10 +291,13 @@ FRACTIONS = {
 }
 
 
+FRACTION = re.compile(rf"\b({'|'.join(FRACTIONS)})\b")
+
+
 def _fraction(lowered: str, out: Understood) -> None:
     """ "80 people but only about half online": the users a fraction after their number leaves."""
     users = out.fields.get("workload.concurrent_conversations")
-    m = re.search(rf"\b({'|'.join(FRACTIONS)})\b", lowered)
+    m = FRACTION.search(lowered)
     if isinstance(users, int) and m and users > 3:
         out.fields["workload.concurrent_conversations"] = round(users * FRACTIONS[m.group(1)])
 
@@ -450,20 +454,23 @@ def _at_once(text: str, span: tuple[int, int], expecting: str | None) -> bool:
         return False
     if re.search(r"\b(how many|wie ?viele)\b", sentence):
         return False
-    if span in _said_at_once(text):
-        return True
+    said = _said_at_once(text)
     # the answer to the users' question, unless another number is the one said of at once ("35
     # radiologists, at peak a dozen of them at the same time": 12)
-    return expecting in ("users", USERS) and not _said_at_once(text)
+    return span in said or (expecting in ("users", USERS) and not said)
 
 
 AT_ONCE_NUMBER = re.compile(r"(?<![\w.,-])\d{1,7}(?![\w.,]?\d)(?![a-z])(?!\s?(?:gb|gib|tb|%))")
 
 
+CLAUSE_MARK = re.compile(r"[,:()–—]|\s-\s")  # a clause ends between a word of at once and a number
+
+
 def _said_at_once(text: str) -> list[tuple[int, int]]:
     """The numbers of the text said of at once: each word of at once binds the nearest number of its
-    sentence with no other number between ("35 radiologists, at peak a dozen of them at the same time":
-    12); never a number said as the whole."""
+    sentence with no other number between, one of its own clause first ("35 radiologists, at peak a dozen
+    of them at the same time": 12; "120 Kollegen, gleichzeitig vielleicht 20": 20); never a number said
+    as the whole."""
     whole = {m.start() for m in POPULATION.finditer(text)}
     numbers = [m.span() for m in AT_ONCE_NUMBER.finditer(text) if m.start() not in whole]
     out: list[tuple[int, int]] = []
@@ -473,7 +480,10 @@ def _said_at_once(text: str) -> list[tuple[int, int]]:
         after = [n for n in numbers if cue.end() <= n[0] and n[1] <= end]
         near = [n for n in (before[-1:] + after[:1]) if not re.search(r"\d", _gap(text, n, cue.span()))]
         if near:
-            best = min(near, key=lambda n: len(_gap(text, n, cue.span())))
+            best = min(
+                near,
+                key=lambda n: (bool(CLAUSE_MARK.search(_gap(text, n, cue.span()))), len(_gap(text, n, cue.span()))),
+            )
             if best not in out:
                 out.append(best)
     return out
@@ -482,10 +492,6 @@ def _said_at_once(text: str) -> list[tuple[int, int]]:
 def _gap(text: str, a: tuple[int, int], b: tuple[int, int]) -> str:
     """The text between two spans."""
     return text[a[1] : b[0]] if a[1] <= b[0] else text[b[1] : a[0]]
-
-
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
 
 
 def _sentence_bounds(text: str, span: tuple[int, int]) -> tuple[int, int]:

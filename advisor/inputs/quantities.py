@@ -49,11 +49,10 @@ SMALL = {
 }
 # "a few hundred", "ein paar hundert", "several thousand": an order of magnitude, not a count
 VAGUE = re.compile(
-    r"\b(?:a few|a couple(?: of)?|several|some|many|ein paar|einige|mehrere|viele|etliche)\s(?:100|1000)s?\b"
+    r"\b(?:a few|a couple(?: of)?|several|many|ein paar|einige|mehrere|viele|etliche)\s(?:100|1000)s?\b"
     r"|\b(?:hunderte|tausende|hundreds|thousands)\b"
     r"|\b(?:ein paar|a few|a couple(?: of)?|several|einige|mehrere) (?:hundert|hundred|thousand|tausend)\b"
 )
-DOZENS = re.compile(r"\b(\w{1,12})\s(?:dozen|dutzend)\b")  # "two dozen", "zwei Dutzend": kept as words to count
 TIMES_DOZEN = re.compile(r"\b(\d{1,3})\s(?:dozen|dutzend)\b")
 LONGEST = 2000  # characters: a longer text (a pasted log) keeps its words; numbers in words are a speaker's
 # "4, not 8", "not 8 but 4", "statt 8", "instead of 8", "8? no, 4": the number after the cue is ruled out
@@ -75,7 +74,7 @@ MONEY = re.compile(
 def digits(text: str) -> str:
     """The text with numbers in words written as digits (lower-case text in, lower-case text out)."""
     text = re.sub(r"(?<=\d)[.,](?=\d{3}\b)", "", text)  # 1.000 / 1,000
-    text = VAGUE.sub(lambda m: " " * len(m.group(0)), DOZENS.sub(r"\1 dozen", text))
+    text = VAGUE.sub(blank, text)  # "a few hundred" in words, before they become digits
     if len(text) <= LONGEST:
         for lang in ("en", "de"):
             try:
@@ -87,8 +86,13 @@ def digits(text: str) -> str:
         r"\b(\d{1,3}(?:\.\d{1,3})?)\s(1000|1000000)\b", lambda m: f"{float(m.group(1)) * int(m.group(2)):g}", text
     )
     text = re.sub(r"\b(tausend|1000) dank\b", "thanks", text)  # "1000 Dank" is thanks, no count
-    text = VAGUE.sub(lambda m: " " * len(m.group(0)), text)  # "a few hundred": no number a planner can take
+    text = VAGUE.sub(blank, text)  # "a few 100": no number a planner can take
     return _dozens("".join(_small(token) for token in re.split(r"(\W+)", text)))
+
+
+def blank(m: re.Match[str]) -> str:
+    """A match's text as spaces of its length (spans kept)."""
+    return " " * len(m.group(0))
 
 
 def _dozens(text: str) -> str:
